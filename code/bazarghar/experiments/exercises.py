@@ -1,0 +1,113 @@
+"""অনুশীলন আর quiz-এর উত্তর, চালিয়ে যাচাই করা।"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from ..counting import count_params, mlp_param_count, own_param_table
+
+
+def exercise1_classifier() -> dict:
+    """অনুশীলন ১: গ্রাহক-শ্রেণির Sequential 20 → 64 → 32 → 3 (মাঝে ReLU, Dropout(0.2))।
+
+    ফেরত: ``per_layer`` (১৩৪৪, ২০৮০, ৯৯), ``total`` (৩৫২৩), ``bytes`` (১৪,০৯২),
+    ``kib`` (≈ ১৩.৮), ``keys`` (0.weight … 5.bias)।"""
+    net = nn.Sequential(
+        nn.Linear(20, 64), nn.ReLU(), nn.Dropout(0.2),
+        nn.Linear(64, 32), nn.ReLU(),
+        nn.Linear(32, 3),
+    )
+    total = count_params(net)
+    return {
+        "per_layer": [(name, n) for name, _, n in own_param_table(net)],
+        "total": total,
+        "by_hand": mlp_param_count((20, 64, 32, 3)),
+        "bytes": total * 4,
+        "kib": total * 4 / 1024,
+        "keys": list(net.state_dict()),
+    }
+
+
+class M(nn.Module):
+    """অনুশীলন ৩-এর class: Linear, list-এ একটি Linear, buffer, আর ReLU + Linear-এর Sequential।"""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(4, 2)
+        self.b = [nn.Linear(2, 2)]
+        self.register_buffer("s", torch.ones(2))
+        self.c = nn.Sequential(nn.ReLU(), nn.Linear(2, 1))
+
+
+def exercise3_guess() -> dict:
+    """অনুশীলন ৩: ``keys`` = ['s', 'a.weight', 'a.bias', 'c.1.weight', 'c.1.bias'], ``n_params`` = 13।"""
+    m = M()
+    return {"keys": list(m.state_dict().keys()), "n_params": count_params(m)}
+
+
+class TwoHead(nn.Module):
+    """অনুশীলন ৪: ভাগ করা body, ModuleDict-এ দুটি head; forward একটি dict ফেরত দেয়।"""
+
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(3, 16), nn.ReLU())
+        self.heads = nn.ModuleDict({"time": nn.Linear(16, 1), "late": nn.Linear(16, 2)})
+
+    def forward(self, x):
+        shared = self.body(x)
+        return {name: head(shared) for name, head in self.heads.items()}
+
+
+def exercise4_two_heads(seed: int = 0) -> dict:
+    """অনুশীলন ৪: ``per_layer`` (body.0 64, heads.time 17, heads.late 34), ``total`` ১১৫,
+    ৫টি input-এ ``out_shapes`` time (5, 1), late (5, 2), আর ``keys``।"""
+    torch.manual_seed(seed)
+    model = TwoHead()
+    with torch.no_grad():
+        out = model(torch.zeros(5, 3))
+    return {
+        "per_layer": own_param_table(model),
+        "total": count_params(model),
+        "out_shapes": {k: tuple(v.shape) for k, v in out.items()},
+        "keys": list(model.state_dict()),
+    }
+
+
+def quiz_numbers() -> dict:
+    """Quiz-এর দুটি গোনা: nn.Linear(128, 10) → weight (10, 128), ১২৯০; 10 → 5 → 2 → ৬৭।"""
+    lin = nn.Linear(128, 10)
+    return {
+        "linear_128_10_shape": tuple(lin.weight.shape),
+        "linear_128_10_params": count_params(lin),
+        "mlp_10_5_2": mlp_param_count((10, 5, 2)),
+    }
+
+
+def exercises_demo() -> dict:
+    return {
+        "ex1": exercise1_classifier(),
+        "ex3": exercise3_guess(),
+        "ex4": exercise4_two_heads(),
+        "quiz": quiz_numbers(),
+    }
+
+
+def format_exercises(r: dict) -> str:
+    e1, e3, e4, q = r["ex1"], r["ex3"], r["ex4"], r["quiz"]
+    lines = ["অনুশীলন ১:"]
+    lines += [f"  {name}: {n}" for name, n in e1["per_layer"]]
+    lines.append(f"  মোট {e1['total']} | {e1['bytes']:,} byte ≈ {e1['kib']:.1f} KiB")
+    lines.append(f"  keys: {e1['keys']}")
+    lines.append("অনুশীলন ৩:")
+    lines.append(f"  {e3['keys']}")
+    lines.append(f"  {e3['n_params']}")
+    lines.append("অনুশীলন ৪:")
+    lines += [f"  {name:12s} {kind:7s} {n:5d}" for name, kind, n in e4["per_layer"]]
+    lines.append(f"  মোট {e4['total']} | output {e4['out_shapes']}")
+    lines.append("Quiz:")
+    lines.append(
+        f"  nn.Linear(128, 10): weight {q['linear_128_10_shape']}, parameter {q['linear_128_10_params']}"
+    )
+    lines.append(f"  10 → 5 → 2: {q['mlp_10_5_2']}")
+    return "\n".join(lines)

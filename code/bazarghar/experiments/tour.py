@@ -1,0 +1,58 @@
+"""পরীক্ষা ১: model বানিয়ে ঘুরে দেখা — print(model), named_parameters, buffer,
+nn.Linear-এর হিসাব হাতে মেলানো, আর default initialization-এর সীমা।"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from ..data import DATA_SEED, make_orders
+from ..model import DeliveryMLP
+
+
+def module_tour(seed: int = DATA_SEED) -> dict:
+    """ফেরত dict-এর key:
+
+    ``model``, ``torch_version``, ``repr`` (print(model)-এর লেখা), ``params``
+    (নাম, আকার, সংখ্যা-র তালিকা), ``total`` (২০৯), ``buffers`` (নাম → ৩ দশমিকে মান),
+    ``weight_shape`` (১৬, ৩), ``bias_shape`` (১৬,), ``linear_max_diff`` (lin(z) বনাম
+    z Wᵀ + b, ০.০), ``max_abs_weight`` (seed 42-এ ০.৫৭০২), ``init_bound`` (1/√৩)।
+    """
+    X, _ = make_orders(seed=seed)
+    torch.manual_seed(seed)
+    model = DeliveryMLP(X.mean(0), X.std(0))
+
+    params = [(name, tuple(p.shape), p.numel()) for name, p in model.named_parameters()]
+    buffers = {name: [round(v, 3) for v in b.tolist()] for name, b in model.named_buffers()}
+
+    lin = model.hidden[0]
+    with torch.no_grad():
+        z = (X[:2] - model.x_mean) / model.x_std
+        by_hand = z @ lin.weight.T + lin.bias  # y = x Wᵀ + b
+        diff = (lin(z) - by_hand).abs().max().item()
+    return {
+        "model": model,
+        "torch_version": torch.__version__,
+        "repr": repr(model),
+        "params": params,
+        "total": sum(n for _, _, n in params),
+        "buffers": buffers,
+        "weight_shape": tuple(lin.weight.shape),
+        "bias_shape": tuple(lin.bias.shape),
+        "linear_max_diff": diff,
+        "max_abs_weight": round(lin.weight.abs().max().item(), 4),
+        "init_bound": round(lin.in_features ** -0.5, 4),
+    }
+
+
+def format_tour(r: dict) -> str:
+    lines = ["torch " + r["torch_version"], r["repr"]]
+    for name, shape, n in r["params"]:
+        lines.append(f"{name:16s} {str(shape):9s} {n:4d}")
+    lines.append(f"মোট parameter: {r['total']}")
+    for name, values in r["buffers"].items():
+        lines.append(f"buffer: {name} {np.array(values)}")
+    lines.append(f"weight {r['weight_shape']} | bias {r['bias_shape']}")
+    lines.append(f"max |lin(z) − (z Wᵀ + b)| = {r['linear_max_diff']}")
+    lines.append(f"|W| সর্বোচ্চ: {r['max_abs_weight']} | 1/√in = {r['init_bound']}")
+    return "\n".join(lines)
