@@ -1,0 +1,109 @@
+"""The registration tree of a module: what each module registered, under which name, in order.
+
+Built from the same private dictionaries that ``state_dict()`` walks (``_parameters``,
+``_buffers``, ``_modules``), so the keys drawn are the keys ``state_dict()`` lists.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from torch import nn
+
+EXTRA_STATE = "_extra_state"  # the key suffix state_dict() uses for get_extra_state()
+
+
+@dataclass(eq=False)
+class Slot:
+    """One registered tensor of one module (or its extra state)."""
+
+    name: str
+    kind: str  # "parameter", "buffer" or "extra_state"
+    shape: tuple[int, ...] | None  # None: not known (lazy module) or not a tensor
+    dtype: str
+    persistent: bool  # False: a buffer state_dict() leaves out
+    numel: int
+
+
+@dataclass(eq=False)
+class Node:
+    """One module object; a module registered under two names is still one Node."""
+
+    index: int  # pre-order position, the same order as named_modules()
+    module: nn.Module
+    type_name: str
+    slots: list[Slot]
+    children: list[tuple[str, Node]] = field(default_factory=list)  # registration order
+    parents: list[tuple[Node, str]] = field(default_factory=list)
+
+    @property
+    def has_parameters(self) -> bool:
+        """True when this module or anything below it owns a parameter."""
+        return any(True for _ in self.module.parameters())
+
+
+def walk(model: nn.Module) -> tuple[Node, list[Node]]:
+    """Return the root Node and every Node in pre-order."""
+    by_object: dict[int, Node] = {}  # id() only tells objects apart; it never reaches the output
+    order: list[Node] = []
+
+    def visit(module: nn.Module) -> Node:
+        known = by_object.get(id(module))
+        if known is not None:
+            return known
+        node = Node(len(order), module, type(module).__name__, _slots(module))
+        by_object[id(module)] = node
+        order.append(node)
+        for name, child in module._modules.items():
+            if child is None:  # state_dict() skips these too
+                continue
+            child_node = visit(child)
+            node.children.append((name, child_node))
+            child_node.parents.append((node, name))
+        return node
+
+    return visit(model), order
+
+
+def _slots(module: nn.Module) -> list[Slot]:
+    # state_dict() order: parameters, then buffers, then the extra state.
+    slots = [
+        Slot(name, "parameter", _shape(p), _dtype(p), True, _numel(p))
+        for name, p in module._parameters.items()
+        if p is not None
+    ]
+    skipped = module._non_persistent_buffers_set
+    slots += [
+        Slot(name, "buffer", _shape(b), _dtype(b), name not in skipped, _numel(b))
+        for name, b in module._buffers.items()
+        if b is not None
+    ]
+    if type(module).get_extra_state is not nn.Module.get_extra_state:
+        slots.append(Slot(EXTRA_STATE, "extra_state", None, "", True, 0))
+    return slots
+
+
+def _shape(tensor) -> tuple[int, ...] | None:
+    try:
+        return tuple(int(d) for d in tensor.shape)
+    except (RuntimeError, ValueError):  # uninitialised lazy parameter
+        return None
+
+
+def _dtype(tensor) -> str:
+    return str(getattr(tensor, "dtype", ""))
+
+
+def _numel(tensor) -> int:
+    try:
+        return int(tensor.numel())
+    except (RuntimeError, ValueError):
+        return 0
+
+
+def format_shape(shape: tuple[int, ...] | None) -> str:
+    """(16, 3), (3,) and () exactly as Python prints a tuple; (?) when unknown."""
+    return "(?)" if shape is None else str(tuple(shape))
+
+
+def join(prefix: str, name: str) -> str:
+    return f"{prefix}.{name}" if prefix else name
