@@ -37,7 +37,7 @@ def _box_label(box: Box, w: dict, counts: bool) -> str:
     node = box.node
     fill, border = style.BLUE if node.has_parameters else style.GREY
     rows = [f'<TR><TD PORT="h" COLSPAN="2" ALIGN="LEFT">{_header(box)}</TD></TR>']
-    if counts:
+    if counts and node.has_parameters:  # grey already says "none"
         rows.append(_row(_quiet(_count_text(box, w)), colspan=2))
     for slot in node.slots:
         if slot.kind == "buffer":
@@ -58,6 +58,8 @@ def _box_label(box: Box, w: dict, counts: bool) -> str:
     if box.folded is not None:
         text = w["folded_row"].format(modules=box.folded.modules, keys=box.folded.keys)
         rows.append(_row(_quiet(text, italic=True), colspan=2))
+    if node.slots:  # a strip of the box colour keeps the tensor rows inside the rounded corners
+        rows.append('<TR><TD COLSPAN="2" HEIGHT="3" CELLPADDING="0"></TD></TR>')
     return (
         f'<TABLE BORDER="1" CELLBORDER="0" CELLSPACING="0" CELLPADDING="3" STYLE="rounded"'
         f' COLOR="{border}" BGCOLOR="{fill}">{"".join(rows)}</TABLE>'
@@ -106,7 +108,9 @@ def _footer(view: View, w: dict, caption: str | None, legend: bool) -> str:
         if any(b.folded is not None for b in view.boxes):
             extra.append(w["folded"])
         if extra:
-            rows.append(_legend_row([("", text) for text in extra]))
+            # One left-aligned cell: graphviz would spread separate cells across the width.
+            pairs = ["      ".join(escape(t) for t in extra[i:i + 2]) for i in range(0, len(extra), 2)]
+            rows.append(f'<TR><TD ALIGN="LEFT" BALIGN="LEFT">{"<BR/>".join(pairs)}</TD></TR>')
     if not rows:
         return ""
     return f'<TABLE BORDER="0" CELLSPACING="2" CELLPADDING="0">{"".join(rows)}</TABLE>'
