@@ -1,0 +1,99 @@
+-- Cells, outputs, callouts, boxes and figures in each product's own form.
+-- Slides style them with theme.css; the handout calls the functions of handout.typ.
+local C = require("common")
+
+local CALLOUT_TITLES = {
+  note = "নোট", tip = "টিপ", warning = "সতর্কতা", important = "জরুরি", caution = "সাবধান",
+}
+local BOXES = { remember = "মনে রাখুন", glossary = "শব্দকোষ" }
+
+local function callout_kind(div)
+  for _, cls in ipairs(div.classes) do
+    local kind = cls:match("^callout%-(%a+)$")
+    if kind then return kind end
+  end
+end
+
+-- A callout's title: its `title` attribute, or a leading heading inside it.
+local function take_title(div, default)
+  if div.attributes["title"] then return pandoc.Inlines(div.attributes["title"]) end
+  local first = div.content[1]
+  if first and first.t == "Header" then
+    div.content:remove(1)
+    return first.content
+  end
+  return pandoc.Inlines(default)
+end
+
+local function callout(div, kind, default_title)
+  local title = take_title(div, default_title)
+  if C.slides then
+    local head = pandoc.Div({ pandoc.Plain(title) }, pandoc.Attr("", { "callout-title" }))
+    div.content:insert(1, head)
+    div.classes = pandoc.List({ "callout", "callout-" .. kind })
+    div.attributes["title"] = nil
+    return div
+  end
+  return C.typst_wrap("callout", 'kind: "' .. kind .. '", title: [' .. C.inlines_to(title, "typst") .. "]", div.content)
+end
+
+local function output_kind(div)
+  for _, cls in ipairs(div.classes) do
+    local kind = cls:match("^cell%-output%-(%a+)$")
+    if kind then return kind end
+  end
+  return "stdout"
+end
+
+local function figure_typst(fig)
+  local image
+  fig:walk({ Image = function(img) image = image or img end })
+  if not image then return nil end
+  local alt = image.attributes["fig-alt"] or pandoc.utils.stringify(image.caption)
+  local caption = C.inlines_to(pandoc.utils.blocks_to_inlines(fig.caption.long), "typst")
+  local call = string.format('#figure(image(%s, alt: %s, width: 100%%), caption: [%s], numbering: none, supplement: none)',
+    C.typst_string(image.src), C.typst_string(alt), caption)
+  if fig.identifier ~= "" then call = call .. " <" .. fig.identifier .. ">" end
+  return pandoc.RawBlock("typst", call)
+end
+
+return {
+  Div = function(el)
+    if C.has_class(el, "cell-output") then
+      if C.handout then return C.typst_wrap("output-block", 'kind: "' .. output_kind(el) .. '"', el.content) end
+      -- Output is text, not code: keep highlight.js from guessing a language for it.
+      return el:walk({ CodeBlock = function(cb)
+        cb.classes:insert("nohighlight")
+        return cb
+      end })
+    end
+    local kind = callout_kind(el)
+    if kind and not C.quarto then return callout(el, kind, CALLOUT_TITLES[kind] or kind) end
+    for cls, title in pairs(BOXES) do
+      if C.has_class(el, cls) then return callout(el, cls, title) end
+    end
+  end,
+  CodeBlock = function(el)
+    -- reveal.js reads data-line-numbers; Quarto converts code-line-numbers itself.
+    local spec = el.attributes["code-line-numbers"]
+    if spec and not C.quarto then
+      el.attributes["code-line-numbers"] = nil
+      if C.slides then el.attributes["data-line-numbers"] = spec end
+    end
+    return el
+  end,
+  Figure = function(fig)
+    if C.handout and not C.quarto then return figure_typst(fig) end
+    if C.slides then
+      -- Screen readers get the figure's description, not the caption a second time.
+      return fig:walk({ Image = function(img)
+        local alt = img.attributes["fig-alt"]
+        if alt then
+          img.caption = pandoc.Inlines(alt)
+          img.attributes["fig-alt"] = nil
+        end
+        return img
+      end })
+    end
+  end,
+}

@@ -1,0 +1,1 @@
+"""Lecture renderer: Quarto sources -> one execution -> reveal.js slides + Typst handout."""

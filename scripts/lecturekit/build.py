@@ -1,0 +1,40 @@
+"""The execute stage: a lecture's sources -> its executed notebook, from the cache when it is valid."""
+import time
+from dataclasses import dataclass, field
+
+from . import cache, qmd
+from .execute import DEFAULT_TIMEOUT, LectureExecutor
+from .notebook import executed_notebook, write_notebook
+
+
+@dataclass
+class Execution:
+    """What one lecture's execute stage produced and what it cost."""
+    lecture: qmd.Lecture
+    notebook: object
+    from_cache: bool
+    seconds: float
+    timings: dict = field(default_factory=dict)
+
+
+def execute_lecture(project, lecture_dir, *, fresh=False, progress=None):
+    """Read, then execute (or reuse the cached execution), then write the executed notebook."""
+    started = time.perf_counter()
+    lecture = qmd.read_lecture(lecture_dir / "index.qmd")
+    versions = cache.environment_versions()
+    key = cache.execution_key(lecture, project.code_dir, versions)
+    store = cache.ExecutionCache(project.build_dir / "cache")
+    results = None if fresh else store.load(lecture.name, key)
+    from_cache = results is not None
+    if results is None:
+        executor = LectureExecutor(lecture, code_dir=project.code_dir,
+                                   workdir=project.build_dir / lecture.name / "run",
+                                   timeout=project.setting("timeout", DEFAULT_TIMEOUT), progress=progress)
+        results = executor.run()
+        results["versions"] = versions
+        results["executed_at"] = int(time.time())
+        store.store(lecture.name, key, results)
+    results["key"] = key
+    nb = executed_notebook(lecture, results, project.root)
+    write_notebook(nb, project.notebook_path(lecture.name))
+    return Execution(lecture, nb, from_cache, time.perf_counter() - started, results.get("timings", {}))

@@ -1,0 +1,125 @@
+"""Executed notebook -> pandoc markdown, in the cell structure Quarto itself produces.
+
+Quarto turns a Jupyter cell into `::: {.cell}` holding a `.cell-code` block and `.cell-output-*`
+divs. We emit the same structure, so the shared Lua filters see one shape under both renderers.
+Outputs are shown as text (never as HTML), so whatever a cell prints cannot run in the slides.
+"""
+import base64
+import re
+from pathlib import Path
+
+import yaml
+
+# Preferred figure data per format: SVG keeps slides sharp; Typst mangles Bengali inside SVG, so
+# the handout takes the PDF rendering of the same graph.
+FIGURE_MIMES = {
+    "revealjs": ["image/svg+xml", "image/png", "application/pdf"],
+    "typst": ["application/pdf", "image/png", "image/svg+xml"],
+}
+MIME_SUFFIX = {"image/svg+xml": ".svg", "image/png": ".png", "application/pdf": ".pdf"}
+
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def _fence(text, info=""):
+    ticks = "```"
+    while ticks in text:
+        ticks += "`"
+    return f"{ticks}{info}\n{text.rstrip(chr(10))}\n{ticks}\n"
+
+
+def _attr_value(text):
+    return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
+
+
+def _text_output(kind, text):
+    return f"::: {{.cell-output .cell-output-{kind}}}\n" + _fence(ANSI.sub("", text)) + ":::\n"
+
+
+class MarkdownEmitter:
+    """Emit one format's markdown; figure files land in `media_dir`."""
+
+    def __init__(self, fmt, media_dir, echo_default=True):
+        self.fmt = fmt
+        self.media_dir = Path(media_dir)
+        self.echo_default = echo_default
+
+    def emit(self, nb):
+        parts = []
+        for cell in nb.cells:
+            if cell.cell_type == "raw":
+                parts.append(cell.source + "\n")
+            elif cell.cell_type == "markdown":
+                parts.append(cell.source)
+            else:
+                parts.append(self._code_cell(cell))
+        return "\n\n".join(p.rstrip("\n") for p in parts if p.strip()) + "\n"
+
+    def _code_cell(self, cell):
+        meta = cell.metadata.get("lecture", {})
+        options = meta.get("options", {})
+        if options.get("include") is False:
+            return ""
+        label = options.get("label")
+        code = "\n".join(line for line in cell.source.split("\n") if not line.startswith("#|")).strip("\n")
+        out = []
+        if options.get("echo", self.echo_default):
+            attrs = [".python", ".cell-code"]
+            if "code-line-numbers" in options:
+                attrs.append(f'code-line-numbers="{_attr_value(str(options["code-line-numbers"]))}"')
+            out.append(_fence(code, "{" + " ".join(attrs) + "}"))
+        if options.get("output", True):
+            out.extend(self._outputs(cell.outputs, options, label))
+        head = "::: {.cell" + (f" cell-label=\"{_attr_value(label)}\"" if label else "") + "}\n"
+        return head + "\n".join(out) + ":::\n"
+
+    def _outputs(self, outputs, options, label):
+        rendered, stream = [], None
+        for output in outputs:
+            kind = output.get("output_type")
+            if kind == "stream":
+                # Consecutive writes to one stream read as one block, as in a terminal.
+                if stream and stream[0] == output["name"]:
+                    stream[1].append(output["text"])
+                    continue
+                stream = (output["name"], [output["text"]])
+                rendered.append(stream)
+                continue
+            stream = None
+            if kind == "error":
+                rendered.append(_text_output("error", f"{output['ename']}: {output['evalue']}"))
+            elif kind in ("execute_result", "display_data"):
+                rendered.append(self._display(output.get("data", {}), options, label,
+                                              figure_index=len(rendered)))
+        return [_text_output(item[0], "".join(item[1])) if isinstance(item, tuple) else item
+                for item in rendered if item]
+
+    def _display(self, data, options, label, figure_index):
+        for mime in FIGURE_MIMES[self.fmt]:
+            if mime in data:
+                return self._figure(mime, data[mime], data.get("text/plain", ""), options, label, figure_index)
+        if "text/plain" in data:
+            return _text_output("display", data["text/plain"])
+        return ""
+
+    def _figure(self, mime, payload, alt, options, label, index):
+        suffix = MIME_SUFFIX[mime]
+        name = f"{label or 'figure'}-{index}{suffix}"
+        path = self.media_dir / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if mime == "image/svg+xml":
+            path.write_text(payload if isinstance(payload, str) else "".join(payload), encoding="utf-8")
+        else:
+            path.write_bytes(base64.b64decode(payload))
+        caption = options.get("fig-cap", "")
+        alt = options.get("fig-alt") or alt or caption
+        ident = f"#{label} " if label and label.startswith("fig-") else ""
+        return (f"![{caption}](media/{name}){{{ident}fig-alt=\"{_attr_value(alt)}\"}}\n")
+
+
+def front_matter(nb):
+    """The lecture's metadata from the first raw cell."""
+    first = nb.cells[0] if nb.cells else None
+    if first is None or first.cell_type != "raw":
+        return {}
+    return yaml.safe_load(first.source.strip().strip("-")) or {}

@@ -1,0 +1,165 @@
+"""Execute a lecture once, in one Jupyter kernel, in document order.
+
+`LectureExecutor` owns the kernel's whole life (start, every cell and inline expression, shutdown),
+the way nbclient's NotebookClient does for a notebook. It returns plain results (outputs per cell,
+values per inline expression, truth per claim) that the cache stores and notebook.py applies.
+"""
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+from jupyter_client.manager import KernelManager
+from nbclient import NotebookClient
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
+
+from . import qmd
+from .errors import LectureError
+
+DEFAULT_TIMEOUT = 120  # seconds per cell, unless the cell or _quarto.yml says otherwise
+
+# The kernel is started with these so outputs do not depend on the terminal or the core count.
+KERNEL_ENV = {
+    "PYTHONHASHSEED": "0",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "NO_COLOR": "1",
+    "TERM": "dumb",
+    "COLUMNS": "100",
+    "MPLBACKEND": "Agg",
+}
+
+_CLAIM_CODE = "print(__import__('json').dumps(bool({expr})), end='')"
+
+
+def _strip_ansi(text):
+    import re
+    return re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", text)
+
+
+def _traceback(outputs):
+    for out in outputs:
+        if out.get("output_type") == "error":
+            return _strip_ansi("\n".join(out.get("traceback", []))) or f"{out['ename']}: {out['evalue']}"
+    return None
+
+
+def _stdout(outputs):
+    return "".join(o.get("text", "") for o in outputs if o.get("output_type") == "stream" and o.get("name") == "stdout")
+
+
+class LectureExecutor:
+    """Run every cell and inline expression of one lecture in one kernel."""
+
+    def __init__(self, lecture, *, code_dir, workdir, timeout=DEFAULT_TIMEOUT, kernel_name="python3",
+                 progress=None):
+        self.lecture = lecture
+        self.code_dir = Path(code_dir)
+        self.workdir = Path(workdir)
+        self.timeout = timeout
+        self.kernel_name = kernel_name
+        self.progress = progress or (lambda message: None)
+        self.timings = {"kernel_start": 0.0, "cells": {}}
+
+    def run(self):
+        """Execute; return the results dict (outputs, inline values, claims, timings)."""
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        # nbclient stores each executed cell at its index; one slot serves every cell in turn.
+        scratch = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("")])
+        # IPC sockets: the kernel is local, and TCP would make ipykernel warn on every start.
+        km = KernelManager(kernel_name=self.kernel_name, transport="ipc",
+                           connection_file=str(self.workdir / "kernel.json"), ip=str(self.workdir / "kernel"))
+        client = NotebookClient(scratch, km=km, kernel_name=self.kernel_name, timeout=self.timeout,
+                                allow_errors=True, record_timing=False,
+                                resources={"metadata": {"path": str(self.workdir)}})
+        results = {"cells": [], "inline": [], "claims": []}
+        env_before = os.environ.copy()
+        os.environ.update(KERNEL_ENV)
+        os.environ["PYTHONPATH"] = os.pathsep.join(
+            [str(self.code_dir.resolve())] + ([env_before["PYTHONPATH"]] if env_before.get("PYTHONPATH") else []))
+        started = time.perf_counter()
+        try:
+            with client.setup_kernel():
+                self.timings["kernel_start"] = time.perf_counter() - started
+                os.environ.clear()
+                os.environ.update(env_before)
+                self._run_blocks(client, results)
+        finally:
+            os.environ.clear()
+            os.environ.update(env_before)
+            # A kernel manager we pass in is ours to stop; nbclient only stops kernels it made.
+            if km.has_kernel:
+                km.shutdown_kernel(now=True)
+        results["timings"] = self.timings
+        return results
+
+    def _run_blocks(self, client, results):
+        cells = self.lecture.cells
+        index = 0
+        for block in self.lecture.blocks:
+            if isinstance(block, qmd.Markdown):
+                results["inline"].append([self._inline(client, block, expr)
+                                          for expr in qmd.inline_expressions(block.text)])
+                results["claims"].append([self._claim(client, block, sentence, expr)
+                                          for sentence, expr in qmd.claim_expressions(block.text)])
+                continue
+            index += 1
+            results["cells"].append(self._cell(client, block, index, len(cells)))
+
+    def _execute(self, client, source, where, label, timeout):
+        """Execute one piece of code; return its outputs. Kernel failures become LectureErrors."""
+        cell = nbformat.v4.new_code_cell(source)
+        client.timeout = timeout
+        try:
+            client.execute_cell(cell, 0, store_history=True)
+        except CellTimeoutError:
+            raise LectureError(f"cell ran past its time limit of {timeout} s (set '#| timeout:' to allow more)",
+                               *where, label) from None
+        except DeadKernelError as err:
+            raise LectureError(f"the kernel died while running this cell ({err})", *where, label) from None
+        return cell
+
+    def _cell(self, client, cell, index, total):
+        where = (cell.file, cell.line)
+        label = cell.label or f"#{index}"
+        if not cell.options.get("eval", True):
+            return {"outputs": [], "execution_count": None, "seconds": 0.0}
+        self.progress(f"[{self.lecture.name}] cell {index}/{total} {label} ({Path(cell.file).name}:{cell.line})")
+        started = time.perf_counter()
+        executed = self._execute(client, cell.code, where, cell.label, cell.options.get("timeout", self.timeout))
+        seconds = time.perf_counter() - started
+        self.timings["cells"][label] = seconds
+        outputs = [dict(o) for o in executed.outputs]
+        traceback = _traceback(outputs)
+        expects_error = cell.options.get("error", False)
+        if traceback and not expects_error:
+            raise LectureError("cell raised an exception (add '#| error: true' if that is the point)",
+                               *where, cell.label, detail=traceback)
+        return {"outputs": json.loads(json.dumps(outputs)), "execution_count": executed.get("execution_count"),
+                "seconds": round(seconds, 4), "raised": bool(traceback)}
+
+    def _inline(self, client, block, expr):
+        line = block.line + next((i for i, text in enumerate(block.text.split("\n")) if expr in text), 0)
+        executed = self._execute(client, f"print({expr}, end='')", (block.file, line), None, self.timeout)
+        traceback = _traceback(executed.outputs)
+        if traceback:
+            raise LectureError(f"inline expression `{{python}} {expr}` raised", block.file, line, detail=traceback)
+        return _stdout(executed.outputs)
+
+    def _claim(self, client, block, sentence, expr):
+        line = block.line + next((i for i, text in enumerate(block.text.split("\n")) if expr in text), 0)
+        executed = self._execute(client, _CLAIM_CODE.format(expr=expr), (block.file, line), None, self.timeout)
+        traceback = _traceback(executed.outputs)
+        value = None if traceback else json.loads(_stdout(executed.outputs) or "null")
+        return {"sentence": sentence, "expr": expr, "file": str(block.file), "line": line,
+                "ok": value is True, "error": traceback}
+
+
+def progress_printer(stream=None):
+    stream = stream or sys.stderr
+
+    def show(message):
+        print(message, file=stream, flush=True)
+    return show

@@ -1,0 +1,64 @@
+"""Assemble the executed notebook: the single execution record both products and the checks read.
+
+It is self-contained the way `quarto render` needs it: the front matter in a first raw cell, includes
+resolved, inline expressions replaced by their values, cell options kept as `#|` lines.
+"""
+import os
+from pathlib import Path
+
+import nbformat
+import yaml
+
+from . import qmd
+
+
+def _option_lines(options):
+    # `file:` is already resolved into the code; Quarto must not load it a second time.
+    kept = {k: v for k, v in options.items() if k != "file"}
+    if not kept:
+        return ""
+    text = yaml.safe_dump(kept, allow_unicode=True, sort_keys=False, default_flow_style=False, width=1000)
+    return "".join(f"#| {line}\n" for line in text.splitlines())
+
+
+def executed_notebook(lecture, results, project_root):
+    """Build the executed notebook from the parsed lecture and the execution results."""
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["language_info"] = {"name": "python"}
+    front = yaml.safe_dump(lecture.meta, allow_unicode=True, sort_keys=False, width=1000)
+    nb.cells.append(nbformat.v4.new_raw_cell(f"---\n{front}---"))
+    md_index = cell_index = 0
+
+    def where(block):
+        return {"file": os.path.relpath(block.file, project_root), "line": block.line}
+
+    for block in lecture.blocks:
+        if isinstance(block, qmd.Markdown):
+            text = qmd.replace_inline(block.text, results["inline"][md_index])
+            cell = nbformat.v4.new_markdown_cell(text)
+            cell.metadata["lecture"] = {**where(block), "claims": results["claims"][md_index]}
+            md_index += 1
+        else:
+            ran = results["cells"][cell_index]
+            cell_index += 1
+            cell = nbformat.v4.new_code_cell(_option_lines(block.options) + block.code)
+            cell.outputs = [nbformat.from_dict(o) for o in ran["outputs"]]
+            cell.execution_count = ran["execution_count"]
+            cell.metadata["lecture"] = {**where(block), "label": block.label, "heading": block.heading,
+                                        "options": block.options, "seconds": ran["seconds"],
+                                        "raised": ran.get("raised", False)}
+        nb.cells.append(cell)
+    nb.metadata["lecture"] = {"name": lecture.name, "versions": results.get("versions", {}),
+                              "key": results.get("key"),
+                              "executed_at": results.get("executed_at")}
+    return nb
+
+
+def write_notebook(nb, path):
+    """Write atomically: a reader never sees half a notebook."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    nbformat.write(nb, str(tmp))
+    os.replace(tmp, path)

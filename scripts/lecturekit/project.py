@@ -1,0 +1,71 @@
+"""The project: `_quarto.yml`, where lectures live, where builds and products go."""
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+import yaml
+
+from .errors import LectureError
+
+
+@dataclass
+class Project:
+    root: Path
+
+    @classmethod
+    def find(cls, start=None):
+        here = Path(start or Path.cwd()).resolve()
+        for folder in (here, *here.parents):
+            if (folder / "_quarto.yml").exists():
+                return cls(folder)
+        raise LectureError("no _quarto.yml here or in any parent folder", here)
+
+    @cached_property
+    def config(self):
+        path = self.root / "_quarto.yml"
+        try:
+            return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        except yaml.YAMLError as err:
+            mark = getattr(err, "problem_mark", None)
+            raise LectureError(f"malformed YAML: {getattr(err, 'problem', err)}", path,
+                               mark.line + 1 if mark else None) from None
+
+    # Our own settings live under one key that Quarto ignores.
+    def setting(self, name, default=None):
+        return (self.config.get("lecturekit") or {}).get(name, default)
+
+    @property
+    def lectures_dir(self):
+        return self.root / "lectures"
+
+    @property
+    def code_dir(self):
+        return self.root / "code"
+
+    @property
+    def build_dir(self):
+        return self.root / "_build"
+
+    @property
+    def output_dir(self):
+        return self.root / (self.config.get("project", {}).get("output-dir") or "_output")
+
+    @property
+    def extension_dir(self):
+        return self.root / "_extensions" / "lecture"
+
+    def lectures(self, names=None):
+        """Lecture folders (those with an index.qmd), optionally only the named ones."""
+        found = sorted(p.parent for p in self.lectures_dir.glob("*/index.qmd"))
+        if names:
+            known = {p.name: p for p in found}
+            missing = [n for n in names if n not in known]
+            if missing:
+                raise LectureError(f"no such lecture: {', '.join(missing)} (have: {', '.join(known)})",
+                                   self.lectures_dir)
+            found = [known[n] for n in names]
+        return found
+
+    def notebook_path(self, lecture_name):
+        """Where the executed notebook goes; `_quarto.yml`'s `render:` lists these paths."""
+        return self.build_dir / lecture_name / f"{lecture_name}.ipynb"
