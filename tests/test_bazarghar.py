@@ -401,3 +401,10 @@ def test_scripts_cover_experiments():
         "06_modes.py",
     ):
         assert expected in names
+
+
+def test_linear_stepper_example():
+    r = ex.linear_stepper_example()
+    assert r["dots"] == [4.5, -0.5]
+    assert r["y_layer"] == r["y_by_hand"] == [4.6, -0.7]
+    assert r["n_params"] == 8

@@ -5,7 +5,7 @@
 cell একই function ডাকে, তাই দুই জায়গার সংখ্যা সবসময় এক।
 """
 
-from .tour import module_tour, format_tour
+from .tour import module_tour, format_tour, linear_stepper_example
 from .registry import Tiny, Forgot, registry_demo, format_registry, persistent_buffer_demo
 from .list_trap import ListMLP, FixedMLP, list_trap_demo, format_list_trap
 from .train_export import train_export_demo, format_train_export
@@ -26,6 +26,7 @@ from .exercises import (
 __all__ = [
     "module_tour",
     "format_tour",
+    "linear_stepper_example",
     "Tiny",
     "Forgot",
     "registry_demo",

@@ -56,3 +56,32 @@ def format_tour(r: dict) -> str:
     lines.append(f"max |lin(z) − (z Wᵀ + b)| = {r['linear_max_diff']}")
     lines.append(f"|W| সর্বোচ্চ: {r['max_abs_weight']} | 1/√in = {r['init_bound']}")
     return "\n".join(lines)
+
+
+def linear_stepper_example() -> dict:
+    """অংশ ৩-এর ছোট উদাহরণ: nn.Linear(3, 2)-এ হাতে বসানো weight আর bias।
+
+    x = [1, 2, 3], W = [[0.5, −1, 2], [1, 0, −0.5]], b = [0.1, −0.2]:
+    সারি · x = 0.5 − 2.0 + 6.0 = 4.5 আর 1.0 + 0 − 1.5 = −0.5; bias যোগে y = [4.6, −0.7]।
+    ফেরত dict: ``x``, ``W``, ``b``, ``dots`` (সারি · x), ``y_layer`` (nn.Linear-এর output),
+    ``y_by_hand`` (x Wᵀ + b), ``n_params`` (২ × ৩ + ২ = ৮)।
+    """
+    from torch import nn
+
+    x = torch.tensor([[1.0, 2.0, 3.0]])
+    W = torch.tensor([[0.5, -1.0, 2.0], [1.0, 0.0, -0.5]])
+    b = torch.tensor([0.1, -0.2])
+    lin = nn.Linear(3, 2)
+    with torch.no_grad():
+        lin.weight.copy_(W)
+        lin.bias.copy_(b)
+        y_layer = lin(x)
+    return {
+        "x": x[0].tolist(),
+        "W": W.tolist(),
+        "b": b.tolist(),
+        "dots": (x @ W.T)[0].tolist(),
+        "y_layer": [round(v, 4) for v in y_layer[0].tolist()],
+        "y_by_hand": [round(v, 4) for v in (x @ W.T + b)[0].tolist()],
+        "n_params": sum(p.numel() for p in lin.parameters()),
+    }
