@@ -4,12 +4,21 @@ It is self-contained the way `quarto render` needs it: the front matter in a fir
 resolved, inline expressions replaced by their values, cell options kept as `#|` lines.
 """
 import os
+import re
 from pathlib import Path
 
 import nbformat
 import yaml
 
 from . import qmd
+
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!<>|~^$&:\"'@=%])")
+
+
+def _as_text(value):
+    """An inline value is text: escape what markdown (or HTML) would otherwise interpret."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", value)
 
 
 def _option_lines(options):
@@ -35,7 +44,7 @@ def executed_notebook(lecture, results, project_root):
 
     for block in lecture.blocks:
         if isinstance(block, qmd.Markdown):
-            text = qmd.replace_inline(block.text, results["inline"][md_index])
+            text = qmd.replace_inline(block.text, [_as_text(v) for v in results["inline"][md_index]])
             cell = nbformat.v4.new_markdown_cell(text)
             cell.metadata["lecture"] = {**where(block), "claims": results["claims"][md_index]}
             md_index += 1

@@ -55,16 +55,18 @@ class Project:
         return self.root / "_extensions" / "lecture"
 
     def lectures(self, names=None):
-        """Lecture folders (those with an index.qmd), optionally only the named ones."""
+        """Lecture folders (those with an index.qmd): all, or the named ones (a name or a folder path)."""
         found = sorted(p.parent for p in self.lectures_dir.glob("*/index.qmd"))
-        if names:
-            known = {p.name: p for p in found}
-            missing = [n for n in names if n not in known]
-            if missing:
-                raise LectureError(f"no such lecture: {', '.join(missing)} (have: {', '.join(known)})",
-                                   self.lectures_dir)
-            found = [known[n] for n in names]
-        return found
+        if not names:
+            return found
+        known = {p.name: p for p in found}
+        chosen = []
+        for name in names:
+            folder = known.get(name) or Path(name).resolve()
+            if not (folder / "index.qmd").exists():
+                raise LectureError(f"no such lecture: {name} (have: {', '.join(known)})", self.lectures_dir)
+            chosen.append(folder)
+        return chosen
 
     def notebook_path(self, lecture_name):
         """Where the executed notebook goes; `_quarto.yml`'s `render:` lists these paths."""
