@@ -17,11 +17,11 @@ class Execution:
     timings: dict = field(default_factory=dict)
 
 
-def execute_lecture(project, lecture_dir, *, fresh=False, progress=None):
+def execute_lecture(project, lecture_dir, *, fresh=False, progress=None, python=None, write=True):
     """Read, then execute (or reuse the cached execution), then write the executed notebook."""
     started = time.perf_counter()
     lecture = qmd.read_lecture(lecture_dir / "index.qmd")
-    versions = cache.environment_versions()
+    versions = cache.environment_versions(python)
     key = cache.execution_key(lecture, project.code_dir, versions)
     store = cache.ExecutionCache(project.build_dir / "cache")
     results = None if fresh else store.load(lecture.name, key)
@@ -29,12 +29,14 @@ def execute_lecture(project, lecture_dir, *, fresh=False, progress=None):
     if results is None:
         executor = LectureExecutor(lecture, code_dir=project.code_dir,
                                    workdir=project.build_dir / lecture.name / "run",
-                                   timeout=project.setting("timeout", DEFAULT_TIMEOUT), progress=progress)
+                                   timeout=project.setting("timeout", DEFAULT_TIMEOUT), python=python,
+                                   progress=progress)
         results = executor.run()
         results["versions"] = versions
         results["executed_at"] = int(time.time())
         store.store(lecture.name, key, results)
     results["key"] = key
     nb = executed_notebook(lecture, results, project.root)
-    write_notebook(nb, project.notebook_path(lecture.name))
+    if write:
+        write_notebook(nb, project.notebook_path(lecture.name))
     return Execution(lecture, nb, from_cache, time.perf_counter() - started, results.get("timings", {}))

@@ -69,6 +69,8 @@ def execution_key(lecture, code_dir, versions):
 class ExecutionCache:
     """One JSON file per lecture and key; writes are atomic so a crash never leaves half an entry."""
 
+    KEEP = 4
+
     def __init__(self, folder):
         self.folder = Path(folder)
 
@@ -88,10 +90,10 @@ class ExecutionCache:
     def store(self, lecture_name, key, results):
         path = self._path(lecture_name, key)
         path.parent.mkdir(parents=True, exist_ok=True)
-        # Older entries of this lecture can never be hit again by the same sources; keep the folder small.
-        for old in path.parent.glob("*.json"):
-            if old != path:
-                old.unlink(missing_ok=True)
         tmp = path.with_suffix(".tmp")
         tmp.write_text(json.dumps({"key": key, **results}, ensure_ascii=False), encoding="utf-8")
         os.replace(tmp, path)
+        # Keep a few recent entries (e.g. two environments compared in turn), drop the rest.
+        entries = sorted(path.parent.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in entries[self.KEEP:]:
+            old.unlink(missing_ok=True)

@@ -54,12 +54,13 @@ class LectureExecutor:
     """Run every cell and inline expression of one lecture in one kernel."""
 
     def __init__(self, lecture, *, code_dir, workdir, timeout=DEFAULT_TIMEOUT, kernel_name="python3",
-                 progress=None):
+                 python=None, progress=None):
         self.lecture = lecture
         self.code_dir = Path(code_dir)
         self.workdir = Path(workdir)
         self.timeout = timeout
         self.kernel_name = kernel_name
+        self.python = python  # another environment's interpreter, e.g. for an upgrade report
         self.progress = progress or (lambda message: None)
         self.timings = {"kernel_start": 0.0, "cells": {}}
 
@@ -71,6 +72,8 @@ class LectureExecutor:
         # IPC sockets: the kernel is local, and TCP would make ipykernel warn on every start.
         km = KernelManager(kernel_name=self.kernel_name, transport="ipc",
                            connection_file=str(self.workdir / "kernel.json"), ip=str(self.workdir / "kernel"))
+        if self.python:
+            km.kernel_spec.argv = [str(self.python), "-m", "ipykernel_launcher", "-f", "{connection_file}"]
         client = NotebookClient(scratch, km=km, kernel_name=self.kernel_name, timeout=self.timeout,
                                 allow_errors=True, record_timing=False,
                                 resources={"metadata": {"path": str(self.workdir)}})

@@ -46,7 +46,9 @@ def executed_notebook(lecture, results, project_root):
         if isinstance(block, qmd.Markdown):
             text = qmd.replace_inline(block.text, [_as_text(v) for v in results["inline"][md_index]])
             cell = nbformat.v4.new_markdown_cell(text)
-            cell.metadata["lecture"] = {**where(block), "claims": results["claims"][md_index]}
+            inline = [{"expr": e, "value": v} for e, v in
+                      zip(qmd.inline_expressions(block.text), results["inline"][md_index])]
+            cell.metadata["lecture"] = {**where(block), "inline": inline, "claims": results["claims"][md_index]}
             md_index += 1
         else:
             ran = results["cells"][cell_index]
