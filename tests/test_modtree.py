@@ -351,7 +351,7 @@ def test_bengali_legend_and_fonts():
                  "persistent=False: state_dict-এ নেই"]:
         assert text in figure.source
     svg = figure.svg()
-    assert 'font-family="Noto Sans Bengali"' in svg and "DejaVu Sans Mono" in svg
+    assert 'font-family="Noto Sans Bengali,' in svg and "DejaVu Sans Mono" in svg
     assert "ছবি ৯.১ — নাম থেকে key" in svg
     assert "নীল" not in modtree.draw(WithCache(), legend=False).source
     assert "blue: submodule" in modtree.draw(WithCache(), lang="en").source

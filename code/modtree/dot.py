@@ -13,7 +13,7 @@ def emit(view: View, *, counts: bool = False, caption: str | None = None,
     w = style.words(lang)
     lines = [
         "digraph modtree {",
-        '  graph [rankdir=LR, ordering=out, nodesep=0.12, ranksep=0.35, pad=0.15,'
+        '  graph [rankdir=LR, ordering=out, nodesep=0.08, ranksep=0.35, pad=0.15,'
         f' fontname="{style.TEXT_FONT}", labelloc=b, labeljust=l];',
         f'  node [shape=plain, fontname="{style.TEXT_FONT}", fontsize=12];',
         f'  edge [color="{style.ARROW}", arrowsize=0.6, penwidth=1.1,'
@@ -61,7 +61,7 @@ def _box_label(box: Box, w: dict, counts: bool) -> str:
     if node.slots:  # a strip of the box colour keeps the tensor rows inside the rounded corners
         rows.append('<TR><TD COLSPAN="2" HEIGHT="3" CELLPADDING="0"></TD></TR>')
     return (
-        f'<TABLE BORDER="1" CELLBORDER="0" CELLSPACING="0" CELLPADDING="3" STYLE="rounded"'
+        f'<TABLE BORDER="1" CELLBORDER="0" CELLSPACING="0" CELLPADDING="2" STYLE="rounded"'
         f' COLOR="{border}" BGCOLOR="{fill}">{"".join(rows)}</TABLE>'
     )
 

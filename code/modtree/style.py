@@ -1,6 +1,8 @@
 """Colours, fonts and the words of the figure, in Bengali and English."""
 
-TEXT_FONT = "Noto Sans Bengali"
+# Bengali first; Latin falls back to Noto Sans, which the slides' web font
+# (family "Noto Sans Bengali Variable") also carries.
+TEXT_FONT = "Noto Sans Bengali, Noto Sans Bengali Variable, Noto Sans, sans-serif"
 # Noto Sans Mono is what the slides load; DejaVu Sans Mono is what dot finds on the build machine.
 KEY_FONT = "Noto Sans Mono, DejaVu Sans Mono, monospace"
 
