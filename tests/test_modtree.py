@@ -273,6 +273,28 @@ def test_thousand_layers_render_in_seconds(kind):
     assert seconds < 30
 
 
+def test_runs_never_swallow_shared_modules():
+    torch.manual_seed(0)
+    same = nn.Linear(2, 2)
+    repeated = nn.Sequential(same, same, same, same)  # one module under four numbers
+    source = modtree.draw(repeated).source
+    assert_keys_match(repeated, source)
+    assert "–" not in source.split("label=<<TABLE BORDER=\"0\"")[0] and len(boxes(source)) == 2
+    assert len(arrows(source)) == 4
+
+    class Tapped(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = nn.ModuleList(nn.Linear(2, 2) for _ in range(7))
+            self.tap = self.layers[3]  # the middle layer is also reachable by another name
+
+    model = Tapped()
+    source = modtree.draw(model).source
+    assert_keys_match(model, source)
+    assert ">0–2</FONT>" in source and ">4–6</FONT>" in source
+    assert ">3 / tap</FONT>" in source
+
+
 def test_depth_folds_deeper_modules(transformer):
     figure = modtree.draw(transformer, depth=2, lang="en")
     keys = [k for k, _ in drawn_keys(figure.source)]

@@ -23,7 +23,7 @@ def emit(view: View, *, counts: bool = False, caption: str | None = None,
         lines.append(f"  n{box.index} [label=<{_box_label(box, w, counts)}>];")
     for arrow in view.arrows:
         # Names sit in the boxes; only a module with several names needs them on its arrows.
-        named = len(view.incoming(arrow.child)) > 1
+        named = view.incoming(arrow.child) > 1
         label = f' [label="{_quote(arrow.name)}"]' if named else ""
         lines.append(f"  n{arrow.parent.index}:h:e -> n{arrow.child.index}:h:w{label};")
     footer = _footer(view, w, caption, legend)
@@ -40,10 +40,7 @@ def _box_label(box: Box, w: dict, counts: bool) -> str:
     if counts and node.has_parameters:  # grey already says "none"
         rows.append(_row(_quiet(_count_text(box, w)), colspan=2))
     for slot in node.slots:
-        if slot.kind == "buffer":
-            cell_fill = style.AMBER[0]
-        else:
-            cell_fill = style.PARAMETER_FILL
+        cell_fill = style.AMBER[0] if slot.kind == "buffer" else style.PARAMETER_FILL
         name = _mono(slot.name)
         if not slot.persistent:
             name += " " + _quiet("persistent=False", italic=True)
@@ -103,7 +100,7 @@ def _footer(view: View, w: dict, caption: str | None, legend: bool) -> str:
             extra.append(w["not_saved"])
         if any(b.count > 1 for b in view.boxes):
             extra.append(w["run"])
-        if any(len(view.incoming(b)) > 1 for b in view.boxes):
+        if any(view.incoming(b) > 1 for b in view.boxes):
             extra.append(w["shared"])
         if any(b.folded is not None for b in view.boxes):
             extra.append(w["folded"])

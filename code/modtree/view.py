@@ -1,6 +1,7 @@
 """What gets drawn: one box per module (or per run of identical siblings) and the arrows."""
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 from .collapse import Grouper
@@ -42,8 +43,12 @@ class View:
     boxes: list[Box]
     arrows: list[Arrow]
 
-    def incoming(self, box: Box) -> list[Arrow]:
-        return [a for a in self.arrows if a.child is box]
+    def __post_init__(self):
+        self._incoming = Counter(arrow.child.index for arrow in self.arrows)
+
+    def incoming(self, box: Box) -> int:
+        """How many arrows point at the box: more than one for a shared submodule."""
+        return self._incoming[box.index]
 
 
 def build_view(model, *, depth: int | None = None, min_run: int = 3) -> View:
