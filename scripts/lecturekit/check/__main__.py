@@ -1,0 +1,113 @@
+"""`scripts/check`: compare every lecture's (or the named ones') outputs with tests/expected/.
+
+  scripts/check [LECTURE ...]              check, from the render cache when it is valid
+  scripts/check --fresh                    execute again first
+  scripts/check LECTURE --accept           record every changed output (creates the file the first time)
+  scripts/check --accept LABEL ...         record only these cells' outputs
+  scripts/check --compare-python PATH      the upgrade report: this environment vs another interpreter
+
+Exit status 0 when every output is as expected and every claim holds, 1 otherwise.
+"""
+import argparse
+import os
+import sys
+
+from ..errors import LectureError
+from ..execute import progress_printer
+from ..project import Project
+from .accept import accept, unknown_labels
+from .envs import compare_environments, table
+from .html_report import write_check_report, write_compare_report
+from .report import lecture_report, summary
+from .run import check_lecture
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(prog="scripts/check", description=__doc__.split("\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog="\n".join(__doc__.split("\n")[2:]))
+    parser.add_argument("lectures", nargs="*", help="lecture folder names (default: all)")
+    parser.add_argument("--fresh", action="store_true", help="ignore the execution cache")
+    parser.add_argument("--accept", nargs="*", metavar="LABEL", default=None,
+                        help="record the new outputs: of every changed cell, or of the labelled ones")
+    parser.add_argument("--compare-python", metavar="PYTHON",
+                        help="another environment's interpreter: report which cells' outputs differ there")
+    parser.add_argument("--expected", metavar="DIR", help="expectations folder (default: tests/expected)")
+    parser.add_argument("--html", metavar="FILE", help="HTML report (default: _output/check-report.html, "
+                                                        "or _output/compare-report.html)")
+    parser.add_argument("--quiet", action="store_true", help="no per-cell progress lines")
+    return parser.parse_args(argv)
+
+
+def _split_accept(args, project):
+    """`scripts/check --accept 09-nn-module` names a lecture, not a label."""
+    if not args.accept:
+        return
+    names = {p.name for p in project.lectures()}
+    args.lectures += [a for a in args.accept if a in names]
+    args.accept = [a for a in args.accept if a not in names]
+
+
+def _rel(project, path):
+    return os.path.relpath(path, project.root)
+
+
+def run_compare(args, project, say):
+    comparisons = []
+    for lecture_dir in project.lectures(args.lectures):
+        comp = compare_environments(project, lecture_dir, args.compare_python, fresh=args.fresh,
+                                    progress=None if args.quiet else say)
+        print(table(comp))
+        comparisons.append(comp)
+    path = write_compare_report(args.html or project.output_dir / "compare-report.html", comparisons)
+    print(f"HTML report: {_rel(project, path)}")
+    return 1 if any(c.differing or c.claims_failed_there for c in comparisons) else 0
+
+
+def run_check(args, project, say):
+    from pathlib import Path
+    expected_dir = Path(args.expected).resolve() if args.expected else None
+    checkeds = []
+    for lecture_dir in project.lectures(args.lectures):
+        checkeds.append(check_lecture(project, lecture_dir, fresh=args.fresh,
+                                      progress=None if args.quiet else say, expected_dir=expected_dir))
+    if args.accept is not None:
+        if args.accept:
+            unknown_labels(checkeds, args.accept)
+        for checked in checkeds:
+            changed = accept(checked, project.root, args.accept or None)
+            if changed:
+                print(f"[{checked.name}] accepted {len(changed)}: {' '.join(changed)} -> "
+                      f"{_rel(project, checked.expectations.path)}")
+            else:
+                print(f"[{checked.name}] nothing to accept")
+    for checked in checkeds:
+        print(lecture_report(checked))
+        print()
+    path = write_check_report(args.html or project.output_dir / "check-report.html", checkeds)
+    print(summary(checkeds))
+    print(f"HTML report: {_rel(project, path)}")
+    return 1 if any(c.failed for c in checkeds) else 0
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    say = progress_printer()
+    try:
+        project = Project.find()
+        _split_accept(args, project)
+        if args.compare_python:
+            if args.accept is not None:
+                raise LectureError("--accept and --compare-python do not go together")
+            return run_compare(args, project, say)
+        return run_check(args, project, say)
+    except LectureError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

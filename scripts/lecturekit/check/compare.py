@@ -1,0 +1,108 @@
+"""Compare expected and executed items: text exactly, numbers within the cell's declared tolerance.
+
+Without `#| tolerance:` every character counts, so neither randomness nor real drift is hidden.
+With it, the texts are split into numbers and the text between them; the text between must match
+(runs of spaces may differ, since printed columns widen with their numbers) and each pair of numbers
+must satisfy |got - expected| <= max(rel * max(|got|, |expected|), abs):
+  #| tolerance: 1e-6                     rel = abs = 1e-6
+  #| tolerance: {rel: 1e-5, abs: 1e-8}   either may be left out (then 0)
+Bengali digits (০-৯) count as digits. Error types (ename) are always compared exactly.
+"""
+import difflib
+import math
+import re
+from dataclasses import dataclass
+
+from ..errors import LectureError
+from .normalise import as_lines, item_kind, item_text
+
+NUMBER = re.compile(r"(?<![\w.])([-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|nan|inf)(?![\w])")
+SPACES = re.compile(r"[ \t]+")
+BENGALI_DIGITS = str.maketrans("০১২৩৪৫৬৭৮৯", "0123456789")
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    rel: float = 0.0
+    abs: float = 0.0
+
+    def close(self, a, b):
+        if math.isnan(a) or math.isnan(b):
+            return math.isnan(a) and math.isnan(b)
+        if math.isinf(a) or math.isinf(b):
+            return a == b
+        return abs(a - b) <= max(self.rel * max(abs(a), abs(b)), self.abs)
+
+
+def tolerance_of(options, where=(None, None, None)):
+    """The cell's `#| tolerance:` as a Tolerance, or None (exact comparison)."""
+    value = options.get("tolerance")
+    if value is None:
+        return None
+    value = _number(value) if isinstance(value, str) else value
+    if isinstance(value, dict):
+        value = {k: _number(v) if isinstance(v, str) else v for k, v in value.items()}
+    if isinstance(value, bool):
+        raise LectureError(f"'tolerance' must be a number or {{rel: …, abs: …}}, not {value!r}", *where)
+    if isinstance(value, (int, float)):
+        return Tolerance(float(value), float(value))
+    unknown = set(value) - {"rel", "abs"}
+    if unknown or not all(isinstance(v, (int, float)) for v in value.values()):
+        raise LectureError(f"'tolerance' takes the keys rel and abs with numbers, not {value!r}", *where)
+    return Tolerance(float(value.get("rel", 0.0)), float(value.get("abs", 0.0)))
+
+
+def _number(text):
+    # YAML 1.1 (PyYAML) reads `1e-6` as a string; it means the number.
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def texts_match(expected, got, tolerance=None):
+    if expected == got:
+        return True
+    if tolerance is None:
+        return False
+    a = NUMBER.split(expected.translate(BENGALI_DIGITS))
+    b = NUMBER.split(got.translate(BENGALI_DIGITS))
+    if len(a) != len(b):
+        return False
+    for i, (x, y) in enumerate(zip(a, b)):
+        if i % 2:  # a number
+            if not tolerance.close(float(x), float(y)):
+                return False
+        elif SPACES.sub(" ", x) != SPACES.sub(" ", y):
+            return False
+    return True
+
+
+def items_match(expected, got, tolerance=None):
+    """True when the executed items equal the expected ones (within the tolerance, if any)."""
+    if len(expected) != len(got):
+        return False
+    for e, g in zip(expected, got):
+        if item_kind(e) != item_kind(g) or e.get("error") != g.get("error"):
+            return False
+        if not texts_match(item_text(e), item_text(g), tolerance):
+            return False
+    return True
+
+
+def unified_diff(expected, got, context=3):
+    """difflib's unified diff of the items as text (`[kind]` lines, then the text)."""
+    return list(difflib.unified_diff(as_lines(expected), as_lines(got), "expected", "got",
+                                     n=context, lineterm=""))
+
+
+def short_diff(expected, got, width=70):
+    """One line: the first line that went and the first that came."""
+    went = came = ""
+    for line in unified_diff(expected, got, context=0)[2:]:
+        if line.startswith("-") and not went:
+            went = line[1:].strip()
+        elif line.startswith("+") and not came:
+            came = line[1:].strip()
+    text = f"- {went}  + {came}" if went or came else ""
+    return text if len(text) <= width else text[:width - 1] + "…"

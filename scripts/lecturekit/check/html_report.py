@@ -1,0 +1,161 @@
+"""The HTML report an author opens: each problem side by side, expected | got, changed tokens marked.
+
+Lines are aligned with difflib.SequenceMatcher; within a changed line, tokens (numbers, words,
+runs of spaces, single signs) are compared again and only the changed ones are highlighted.
+Everything the cells printed is escaped: the report shows text, it never runs it.
+"""
+import difflib
+import html
+import re
+from itertools import zip_longest
+from pathlib import Path
+
+from jinja2 import Environment
+from markupsafe import Markup
+
+from .normalise import as_lines
+from .report import TITLES, versions_text
+
+TOKEN = re.compile(r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|\w+|\s+|[^\w\s]")
+
+
+def _marked(tokens, spans, tag):
+    out, changed = [], set()
+    for a, b in spans:
+        changed.update(range(a, b))
+    for i, token in enumerate(tokens):
+        text = html.escape(token)
+        out.append(f"<{tag}>{text}</{tag}>" if i in changed else text)
+    return Markup("".join(out))
+
+
+def token_pair(left, right):
+    """Two changed lines with their differing tokens wrapped in <del> / <ins>."""
+    a, b = TOKEN.findall(left), TOKEN.findall(right)
+    went, came = [], []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag != "equal":
+            went.append((i1, i2))
+            came.append((j1, j2))
+    return _marked(a, went, "del"), _marked(b, came, "ins")
+
+
+def side_by_side(expected, got):
+    """Rows (left, right, kind) with kind in same / changed / removed / added."""
+    a, b = as_lines(expected), as_lines(got)
+    rows = []
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            rows += [(x, y, "same") for x, y in zip(a[i1:i2], b[j1:j2])]
+            continue
+        for x, y in zip_longest(a[i1:i2], b[j1:j2]):
+            if x is not None and y is not None:
+                rows.append((*token_pair(x, y), "changed"))
+            elif x is not None:
+                rows.append((Markup(f"<del>{html.escape(x)}</del>"), "", "removed"))
+            else:
+                rows.append(("", Markup(f"<ins>{html.escape(y)}</ins>"), "added"))
+    return rows
+
+
+TEMPLATE = """<!doctype html>
+<html lang="bn"><head><meta charset="utf-8"><title>{{ title }}</title>
+<style>
+body { font-family: "Noto Sans Bengali", "Noto Sans", sans-serif; margin: 2em; color: #222; }
+h1 { font-size: 1.4em; } h2 { font-size: 1.2em; border-bottom: 1px solid #ccc; margin-top: 2em; }
+.problem { border: 1px solid #ddd; border-radius: 6px; padding: .6em 1em; margin: 1em 0; }
+.kind { font-weight: bold; color: #b00; margin-right: .5em; } .where { color: #555; font-family: monospace; }
+.ok { color: #080; } .muted { color: #666; }
+table.diff { border-collapse: collapse; width: 100%; table-layout: fixed; margin-top: .5em; }
+table.diff td, table.diff th { font-family: "Noto Sans Mono", monospace; font-size: 13px; white-space: pre-wrap;
+  vertical-align: top; padding: 1px 6px; border-left: 1px solid #eee; overflow-wrap: anywhere; }
+tr.changed td, tr.removed td.l, tr.added td.r { background: #fffbe6; }
+del { background: #f8c4c4; text-decoration: none; } ins { background: #bfe8c4; text-decoration: none; }
+table.envs { border-collapse: collapse; } table.envs td, table.envs th { border: 1px solid #ddd; padding: 3px 8px; }
+</style></head><body>
+<h1>{{ title }}</h1>
+{% for lec in lectures %}
+<h2>{{ lec.name }}</h2>
+<p class="muted">{{ lec.timing }}{% if lec.versions %} · {{ lec.versions }}{% endif %}</p>
+<p>{{ lec.summary }}</p>
+{% if lec.rows %}
+<table class="envs"><tr><th>cell</th><th>file:line</th><th>section</th><th>differs</th><th>short diff</th></tr>
+{% for r in lec.rows %}<tr><td>{{ r.label }}</td><td class="where">{{ r.where }}</td><td>{{ r.heading }}</td>
+<td>{% if r.differs %}<b>yes</b>{% else %}<span class="ok">no</span>{% endif %}</td><td class="where">{{ r.short }}</td></tr>
+{% endfor %}</table>
+{% endif %}
+{% for p in lec.problems %}
+<div class="problem" id="{{ lec.name }}-{{ p.label }}">
+<div><span class="kind">{{ p.kind }}</span><b>{{ p.label }}</b>{% if p.heading %} — {{ p.heading }}{% endif %}
+ <span class="where">{{ p.where }}</span></div>
+<div>{{ p.message }}</div>
+{% if p.versions %}<div class="muted">{{ p.versions }}</div>{% endif %}
+{% if p.rows %}<table class="diff"><tr><th>{{ p.left }}</th><th>{{ p.right }}</th></tr>
+{% for l, r, kind in p.rows %}<tr class="{{ kind }}"><td class="l">{{ l }}</td><td class="r">{{ r }}</td></tr>
+{% endfor %}</table>{% endif %}
+{% if p.readers %}<p>Prose that reads this cell's results:</p><ul>
+{% for line in p.readers %}<li class="where">{{ line }}</li>{% endfor %}</ul>{% endif %}
+</div>
+{% endfor %}
+{% for c in lec.claims %}
+<div class="problem"><div><span class="kind">CLAIM</span><span class="where">{{ c.where }}</span></div>
+<div>“{{ c.sentence }}”</div><div class="where">check="{{ c.expr }}" {{ c.state }}</div></div>
+{% endfor %}
+{% endfor %}
+</body></html>
+"""
+
+
+def _env():
+    return Environment(autoescape=True, keep_trailing_newline=True)
+
+
+def write_check_report(path, checkeds, title="Output check"):
+    from .report import _claim_state, lecture_report, reader_lines, timing_line
+    lectures = []
+    for checked in checkeds:
+        problems = []
+        for r in checked.problems:
+            if r.status == "missing" and not checked.expectations.exists:
+                continue
+            problems.append({
+                "kind": TITLES[r.status], "label": r.label, "heading": r.cell.heading if r.cell else "",
+                "where": r.cell.where if r.cell else str(checked.expectations.path), "message": r.message,
+                "versions": (f"expected output recorded under {versions_text(r.expected_versions)}; "
+                             f"this run: {versions_text(checked.versions)}") if r.expected_versions else "",
+                "rows": side_by_side(r.expected or [], r.got or []), "left": "expected", "right": "got",
+                "readers": [line.strip() for line in reader_lines(r.readers, "")]})
+        claims = [{"where": f"{c['file']}:{c['line']}", "sentence": c["sentence"], "expr": c["expr"],
+                   "state": _claim_state(c)} for c in checked.claims_failed]
+        lectures.append({"name": checked.name, "timing": timing_line(checked),
+                         "versions": versions_text(checked.versions),
+                         "summary": lecture_report(checked).split("\n")[1], "problems": problems,
+                         "claims": claims, "rows": []})
+    return _write(path, title, lectures)
+
+
+def write_compare_report(path, comparisons):
+    lectures = []
+    for comp in comparisons:
+        rows = [{"label": r.name, "where": r.where, "heading": r.heading, "differs": r.differs,
+                 "short": r.short} for r in comp.rows]
+        problems = [{"kind": "DIFFERS", "label": r.name, "heading": r.heading, "where": r.where,
+                     "message": "", "versions": "", "rows": side_by_side(r.here or [], r.there or []),
+                     "left": f"this environment ({versions_text(comp.here_versions)})",
+                     "right": f"{comp.python} ({versions_text(comp.there_versions)})", "readers": []}
+                    for r in comp.rows if r.differs]
+        claims = [{"where": f"{c['file']}:{c['line']}", "sentence": c["sentence"], "expr": c["expr"],
+                   "state": "fails under the other environment"} for c in comp.claims_failed_there]
+        lectures.append({"name": comp.name, "timing": comp.timing_text, "versions": "",
+                         "summary": comp.summary, "problems": problems, "claims": claims, "rows": rows})
+    return _write(path, "Upgrade report: the same lectures under two environments", lectures)
+
+
+def _write(path, title, lectures):
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = _env().from_string(TEMPLATE).render(title=title, lectures=lectures)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+    return path

@@ -1,0 +1,93 @@
+"""Executed outputs -> the comparable items stored in tests/expected/.
+
+A cell's outputs become a list of one-key items, in order:
+  stdout / stderr   the stream's text (consecutive writes merged; within one run of writes, all of
+                    stdout before all of stderr, since the kernel may interleave the two differently)
+  result / display  the text/plain of an execute_result / display_data
+  figure-dot        a figure with DOT source (text/vnd.graphviz): the source, never the pixels
+  figure            a figure without such data (PNG, SVG, PDF): its text/plain
+  error + message   a raised exception: its type (ename) and its message (evalue); not the traceback
+
+Normalisers, applied to every text before it is stored or compared (and to nothing else):
+  1. ANSI colour and cursor codes are removed.
+  2. memory addresses (0x and 8-16 hex digits, as in `<object at 0x7f3a2c1b4d90>`) become `0x…`.
+  3. the project folder becomes `<project>`; a site-packages folder becomes `<site-packages>`.
+  4. temporary paths (`/tmp/tmpab12cd_x`, as made by the tempfile module) become `<tmp>`.
+  5. spaces at the ends of lines are dropped (invisible on a slide, and stripped by editors).
+Numbers are not normalised: they are compared exactly unless the cell declares `#| tolerance:`.
+"""
+import re
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
+ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{8,16}\b")
+SITE_PACKAGES = re.compile(r"[^\s\"'(),]*/(?:site|dist)-packages/")
+TEMP_PATH = re.compile(r"(?:/private)?(?:/tmp|/var/tmp|/var/folders/[^/\s]+/[^/\s]+/T)/tmp[a-z0-9_]{8}\b")
+TRAILING_SPACE = re.compile(r"[ \t]+$", re.MULTILINE)
+
+
+def normalise(text, project_root=None):
+    """Apply the documented normalisers to one text."""
+    text = ANSI.sub("", text)
+    text = ADDRESS.sub("0x…", text)
+    if project_root:
+        text = text.replace(str(project_root), "<project>")
+    text = SITE_PACKAGES.sub("<site-packages>/", text)
+    text = TEMP_PATH.sub("<tmp>", text)
+    return TRAILING_SPACE.sub("", text)
+
+
+def _text(value):
+    return "".join(value) if isinstance(value, list) else str(value)
+
+
+def _data_item(output_type, data):
+    if "text/vnd.graphviz" in data:
+        return {"figure-dot": _text(data["text/vnd.graphviz"])}
+    if any(m.startswith("image/") or m == "application/pdf" for m in data):
+        return {"figure": _text(data.get("text/plain", ""))}
+    if "text/plain" in data:
+        return {("result" if output_type == "execute_result" else "display"): _text(data["text/plain"])}
+    return {"display": "<" + ", ".join(sorted(data)) + ">"}
+
+
+def output_items(outputs, project_root=None):
+    """A code cell's nbformat outputs -> normalised items (see the module docstring)."""
+    items, streams = [], {}
+
+    def flush():
+        for name in ("stdout", "stderr"):
+            if streams.get(name):
+                items.append({name: streams[name]})
+        streams.clear()
+
+    for out in outputs:
+        kind = out.get("output_type")
+        if kind == "stream":
+            streams[out.get("name", "stdout")] = streams.get(out.get("name", "stdout"), "") + _text(out.get("text", ""))
+            continue
+        flush()
+        if kind in ("execute_result", "display_data"):
+            items.append(_data_item(kind, out.get("data", {})))
+        elif kind == "error":
+            items.append({"error": out.get("ename", ""), "message": _text(out.get("evalue", ""))})
+    flush()
+    return [{k: (normalise(v, project_root) if k != "error" else v) for k, v in item.items()} for item in items]
+
+
+def item_kind(item):
+    return "error" if "error" in item else next(iter(item))
+
+
+def item_text(item):
+    return item["message"] if "error" in item else item[item_kind(item)]
+
+
+def as_lines(items):
+    """Items as the lines a diff shows: a `[kind]` line, then the text."""
+    lines = []
+    for item in items or []:
+        kind = item_kind(item)
+        lines.append(f"[error {item['error']}]" if kind == "error" else f"[{kind}]")
+        text = item_text(item)
+        lines.extend(text[:-1].split("\n") if text.endswith("\n") else text.split("\n"))
+    return lines
