@@ -162,8 +162,9 @@ def test_numbers_compared_exactly_unless_the_cell_declares_a_tolerance():
 
 def test_names_assigned_by_a_cell_and_read_by_an_expression():
     code = "import torch as T\nfrom x import a, b as c\nn, m = 1, 2\nmodel.p = 3\nfor i in r: pass\ndef f(): pass\n%time 1"
-    assert assigned_names(code) == {"T", "a", "c", "n", "m", "model", "i", "f"}
+    assert assigned_names(code) == {"n", "m", "model", "i", "f"}  # imports hold no results
     assert read_names("bn(total) + model.p", "eval") == {"bn", "total", "model"}
+    assert read_names("sorted({k for k in keys}) + [f(x) for f in (lambda v: v,)]", "eval") == {"sorted", "keys", "x"}
 
 
 def test_expectations_file_round_trips_and_keeps_untouched_entries_verbatim(tmp_path):
@@ -359,14 +360,15 @@ RAISING = {
         #| label: strict-load
         #| error: true
         from shop import load
-        load("head.weight")
+        key = "head.weight"
+        load(key)
         ```
 
         ```{python}
         print("লেবেল নেই")
         ```
 
-        [লোড সবসময় সফল।]{.claim check="load('x') == 'loaded'"}
+        [লোড সবসময় সফল।]{.claim check="load(key) == 'loaded'"}
         ''',
 }
 
@@ -382,7 +384,7 @@ def test_a_cell_that_used_to_raise_and_no_longer_raises_fails(tmp_path, monkeypa
     assert f"lectures/03-load/_01-load.qmd:{unlabelled_line}" in out and "has no label" in out
     claim_line = next(i for i, line in enumerate(section.read_text().split("\n"), 1) if "{.claim" in line)
     assert f"CLAIM  03-load › lectures/03-load/_01-load.qmd:{claim_line}" in out
-    assert "“লোড সবসময় সফল।”" in out and "check=\"load('x') == 'loaded'\" raises KeyError" in out
+    assert "“লোড সবসময় সফল।”" in out and "check=\"load(key) == 'loaded'\" raises KeyError" in out
     stored = Expectations(proj / "tests" / "expected" / "03-load.yaml", "03-load")
     assert stored.get("strict-load")["outputs"] == [{"error": "KeyError", "message": "'no such key: head.weight'"}]
 
@@ -394,7 +396,7 @@ def test_a_cell_that_used_to_raise_and_no_longer_raises_fails(tmp_path, monkeypa
     assert "used to raise KeyError" in out and "now it raises nothing" in out
     assert f"_01-load.qmd:{fence_line(section, 'strict-load')}" in out
     # The claim holds now: no longer a failure, but listed as prose that reads the changed cell.
-    assert "CLAIM " not in out and "claim “লোড সবসময় সফল।” check=\"load('x') == 'loaded'\" holds" in out
+    assert "CLAIM " not in out and "claim “লোড সবসময় সফল।” check=\"load(key) == 'loaded'\" holds" in out
 
 
 ENVS = {

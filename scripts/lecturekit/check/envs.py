@@ -94,7 +94,7 @@ def table(comp):
     fmt = lambda row: "  ".join(str(v).ljust(w) for v, w in zip(row[:4], widths)) + "  " + row[4]
     lines = [f"[{comp.name}] this environment: {versions_text(comp.here_versions)}",
              f"[{comp.name}] other ({comp.python}): {versions_text(comp.there_versions)}",
-             f"[{comp.name}] {comp.timing_text}", "", fmt(head).rstrip(), fmt(tuple("-" * w for w in widths) + ("",)).rstrip()]
+             f"[{comp.name}] {comp.timing_text}", "", fmt(head).rstrip(), fmt(tuple("-" * w for w in widths) + ("-" * 10,)).rstrip()]
     lines += [fmt(row).rstrip() for row in rows]
     lines += ["", f"[{comp.name}] {comp.summary}"]
     for c in comp.claims_failed_there:

@@ -1,8 +1,9 @@
 """Which prose reads a cell's results: inline expressions and claims that use a name it assigned.
 
 Names a cell assigns come from `ast`: assignment targets (and the variable under `x.attr = …` or
-`x[i] = …`), `for`/`with`/`except … as` targets, imports, function and class definitions. An
-expression reads the names it loads. Reading goes on through the following prose until a later
+`x[i] = …`), `for`/`with`/`except … as` targets, function and class definitions; not imports (a
+module does not hold the cell's results). An expression reads the names it loads, less those its
+own comprehensions and lambdas bind. Reading goes on through the following prose until a later
 cell rebinds the name without reading it (from then on the prose reads that cell's value).
 """
 import ast
@@ -41,10 +42,6 @@ def assigned_names(code):
                 names.add(root)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            for alias in node.names:
-                if alias.name != "*":
-                    names.add(alias.asname or alias.name.split(".")[0])
         elif isinstance(node, ast.ExceptHandler) and node.name:
             names.add(node.name)
     return names
@@ -55,7 +52,13 @@ def read_names(code, mode="exec"):
         tree = ast.parse(code, mode=mode)
     except SyntaxError:
         return set()
-    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    loaded = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    if mode == "exec":
+        return loaded
+    local = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    local |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.Lambda) for a in ast.walk(n.args)
+              if isinstance(a, ast.arg)}
+    return loaded - local
 
 
 _SOURCES = {}
@@ -84,7 +87,7 @@ def prose_readers(entries, position, project_root=None):
     Returns dicts {kind: inline|claim, expr, file, line, value | sentence+ok}.
     """
     live = assigned_names(entries[position][1])
-    found = []
+    found, seen = [], set()
     for entry in entries[position + 1:]:
         if not live:
             break
@@ -95,6 +98,9 @@ def prose_readers(entries, position, project_root=None):
         _, block, meta = entry
         file = os.path.relpath(block.file, project_root) if project_root else str(block.file)
         for inline in meta.get("inline", []):
+            if (block.file, inline["expr"]) in seen:
+                continue
+            seen.add((block.file, inline["expr"]))
             if read_names(inline["expr"], "eval") & live:
                 found.append({"kind": "inline", "expr": inline["expr"], "value": inline["value"],
                               "file": file, "line": source_line(block.file, block.line, inline["expr"])})
