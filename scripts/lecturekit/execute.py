@@ -11,7 +11,8 @@ import time
 from pathlib import Path
 
 import nbformat
-from jupyter_client.manager import KernelManager
+from jupyter_client.manager import AsyncKernelManager
+from jupyter_core.utils import run_sync
 from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
@@ -70,7 +71,7 @@ class LectureExecutor:
         # nbclient stores each executed cell at its index; one slot serves every cell in turn.
         scratch = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("")])
         # IPC sockets: the kernel is local, and TCP would make ipykernel warn on every start.
-        km = KernelManager(kernel_name=self.kernel_name, transport="ipc",
+        km = AsyncKernelManager(kernel_name=self.kernel_name, transport="ipc",
                            connection_file=str(self.workdir / "kernel.json"), ip=str(self.workdir / "kernel"))
         if self.python:
             km.kernel_spec.argv = [str(self.python), "-m", "ipykernel_launcher", "-f", "{connection_file}"]
@@ -94,7 +95,7 @@ class LectureExecutor:
             os.environ.update(env_before)
             # A kernel manager we pass in is ours to stop; nbclient only stops kernels it made.
             if km.has_kernel:
-                km.shutdown_kernel(now=True)
+                run_sync(km.shutdown_kernel)(now=True)
         results["timings"] = self.timings
         return results
 

@@ -25,7 +25,7 @@ CELL_OPTIONS = {
     "file": str,
     # Our own (Quarto keeps unknown cell options as metadata):
     "timeout": (int, float),  # seconds this cell may run
-    "tolerance": (int, float, dict),  # numeric tolerance for the output check
+    "tolerance": (int, float, str, dict),  # numeric tolerance for the output check
 }
 
 # Div classes with a meaning in the subset: Quarto's own and the lecture filter's.
@@ -141,7 +141,15 @@ class _Scanner:
         def flush():
             nonlocal run, run_start
             if run and "".join(run).strip():
-                self.lecture.blocks.append(Markdown("\n".join(run).strip("\n") + "\n", path, run_start))
+                text = "\n".join(run)
+                try:
+                    claim_expressions(text)
+                except ValueError as err:
+                    offset = text[:text.find(".claim")].count("\n")
+                    raise LectureError(str(err), path, run_start + offset) from None
+                # Leading blank lines would put the block's line above its first sentence.
+                blank_lines = len(text) - len(text.lstrip("\n"))
+                self.lecture.blocks.append(Markdown(text.strip("\n") + "\n", path, run_start + blank_lines))
             run, run_start = [], None
 
         while i < len(lines):
@@ -227,6 +235,13 @@ class _Scanner:
                                    f"({', '.join(sorted(CELL_OPTIONS))})", path, lineno + 1)
             if not isinstance(value, kind):
                 raise LectureError(f"cell option '{key}' has the wrong type: {value!r}", path, lineno + 1)
+        if isinstance(options.get("tolerance"), str):
+            # YAML reads 1e-6 (no decimal point) as a string; it is still a number.
+            try:
+                options["tolerance"] = float(options["tolerance"])
+            except ValueError:
+                raise LectureError(f"cell option 'tolerance' must be a number or {{rel, abs}}: "
+                                   f"{options['tolerance']!r}", path, lineno + 1) from None
         code = "\n".join(code_lines).strip("\n")
         if "file" in options:
             source = (path.parent / options["file"]).resolve()
@@ -286,9 +301,30 @@ def replace_inline(text, values):
 
 
 # A prose interpretation: `[sentence]{.claim check="expr"}`; the check evaluates expr after execution.
-CLAIM = re.compile(r"\[(?P<sentence>[^\]]+)\]\{(?=[^}]*\.claim\b)[^}]*\bcheck=\"(?P<expr>[^\"]*)\"[^}]*\}")
+CLAIM_ATTRS = re.compile(r"\{(?=(?:[^}\"]|\"[^\"]*\")*\.claim\b)(?P<attrs>(?:[^}\"]|\"[^\"]*\")*)\}")
+CHECK_ATTR = re.compile(r"\bcheck=\"(?P<expr>[^\"]*)\"")
+CODE_SPAN = re.compile(r"(`+)(?:.+?)\1", re.S)
 
 
 def claim_expressions(text):
-    """(sentence, expression) of every claim span in a markdown run, in order."""
-    return [(m["sentence"], m["expr"]) for m in CLAIM.finditer(text)]
+    """(sentence, expression) of every claim span in a markdown run, in order.
+
+    Brackets are matched with nesting, and code spans (inline expressions included) are opaque,
+    so `[x is `{python} a[0]`]{.claim ...}` keeps its whole sentence.
+    """
+    masked = CODE_SPAN.sub(lambda m: "\0" * len(m.group(0)), text)
+    claims, opened = [], []
+    for i, char in enumerate(masked):
+        if char == "[":
+            opened.append(i)
+        elif char == "]" and opened:
+            start = opened.pop()
+            attrs = CLAIM_ATTRS.match(masked, i + 1)
+            if attrs:
+                check = CHECK_ATTR.search(text, attrs.start(), attrs.end())
+                if check is None:
+                    raise ValueError(f"claim without check=\"...\": {text[start:attrs.end()][:80]}")
+                claims.append((text[start + 1:i], check["expr"]))
+    if len(claims) != len(CLAIM_ATTRS.findall(masked)):
+        raise ValueError("a {.claim} attribute is not attached to a [bracketed sentence]")
+    return claims

@@ -34,10 +34,20 @@ return {
     return doc:walk({
       Cite = function(cite)
         local id = cite.citations[1].id
-        if id:match("^fig%-") then
-          if not numbers[id] then C.fail("@" .. id .. " refers to no figure") end
-          return pandoc.Link({ pandoc.Str(label(id)) }, "#" .. id)
+        if not id:match("^fig%-") then return nil end
+        -- Bengali case endings join the id: "@fig-tree-এ" is figure fig-tree plus "-এ".
+        local suffix = ""
+        if not numbers[id] then
+          local best = ""
+          for known in pairs(numbers) do
+            if id:sub(1, #known + 1) == known .. "-" and #known > #best then best = known end
+          end
+          if best ~= "" then suffix, id = id:sub(#best + 1), best end
         end
+        if not numbers[id] then C.fail("@" .. cite.citations[1].id .. " refers to no figure") end
+        local out = { pandoc.Link({ pandoc.Str(label(id)) }, "#" .. id) }
+        if suffix ~= "" then table.insert(out, pandoc.Str(suffix)) end
+        return out
       end,
     })
   end,
