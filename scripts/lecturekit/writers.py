@@ -5,6 +5,8 @@ the product is called and how it is finished (Typst compiles the handout). Produ
 temporary name and renamed, so a failed render leaves the previous good product in place.
 """
 import os
+import re
+import shutil
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -126,6 +128,23 @@ def _line_of(path, key):
     return None
 
 
+WOFF2_ONLY = re.compile(r'(url\([^)]+\.woff2\) format\("woff2"\))(?:,url\([^)]+\) format\("[^"]+"\))+')
+
+
+def woff2_katex(project):
+    """KaTeX with only its woff2 fonts: every browser that runs reveal.js reads woff2, and
+    embedding the woff and ttf copies as well would triple the deck's size."""
+    source = project.root / "node_modules" / "katex" / "dist"
+    target = project.build_dir / "katex"
+    css = WOFF2_ONLY.sub(r"\1", (source / "katex.min.css").read_text(encoding="utf-8"))
+    target.mkdir(parents=True, exist_ok=True)
+    if not (target / "katex.min.css").exists() or (target / "katex.min.css").read_text(encoding="utf-8") != css:
+        (target / "katex.min.css").write_text(css, encoding="utf-8")
+        shutil.copy(source / "katex.min.js", target / "katex.min.js")
+        shutil.copytree(source / "fonts", target / "fonts", dirs_exist_ok=True)
+    return target
+
+
 def _replace_atomically(tmp, target):
     target.parent.mkdir(parents=True, exist_ok=True)
     os.replace(tmp, target)
@@ -170,7 +189,7 @@ class LectureWriter:
             args.append(f"--lua-filter={(self.project.root / flt).resolve()}")
         if fmt is REVEALJS:
             node = self.project.root / "node_modules"
-            args += [f"--variable=revealjs-url={node / 'reveal.js'}", f"--katex={node / 'katex' / 'dist'}/"]
+            args += [f"--variable=revealjs-url={node / 'reveal.js'}", f"--katex={woff2_katex(self.project)}/"]
         if fmt is TYPST:
             args += [f"--template={ext / 'handout-template.typ'}"]
         args += _format_args(fmt, options, self.project, self.project.root / "_quarto.yml")
