@@ -4,6 +4,7 @@ A declarative table says, per format, how each `_quarto.yml` option becomes a pa
 the product is called and how it is finished (Typst compiles the handout). Products are written to a
 temporary name and renamed, so a failed render leaves the previous good product in place.
 """
+import datetime
 import os
 import re
 import shutil
@@ -145,6 +146,16 @@ def woff2_katex(project):
     return target
 
 
+MONTHS = ["জানুয়ারি", "ফেব্রুয়ারি", "মার্চ", "এপ্রিল", "মে", "জুন", "জুলাই", "আগস্ট", "সেপ্টেম্বর",
+          "অক্টোবর", "নভেম্বর", "ডিসেম্বর"]
+BENGALI_DIGITS = str.maketrans("0123456789", "০১২৩৪৫৬৭৮৯")
+
+
+def bengali_date(timestamp):
+    day = datetime.datetime.fromtimestamp(timestamp, datetime.timezone.utc)
+    return f"{day.day} {MONTHS[day.month - 1]} {day.year}".translate(BENGALI_DIGITS)
+
+
 def _replace_atomically(tmp, target):
     target.parent.mkdir(parents=True, exist_ok=True)
     os.replace(tmp, target)
@@ -192,7 +203,21 @@ class LectureWriter:
             args += [f"--variable=revealjs-url={node / 'reveal.js'}", f"--katex={woff2_katex(self.project)}/"]
         if fmt is TYPST:
             args += [f"--template={ext / 'handout-template.typ'}"]
+        args += self._provenance_metadata()
         args += _format_args(fmt, options, self.project, self.project.root / "_quarto.yml")
+        return args
+
+    def _provenance_metadata(self):
+        """The cover says when the outputs were made and by which versions."""
+        record = self.execution.notebook.metadata.get("lecture", {})
+        versions = record.get("versions") or {}
+        args = []
+        if versions:
+            text = " · ".join(f"{name} {versions[key]}" for key, name in
+                              (("python", "Python"), ("torch", "PyTorch"), ("numpy", "NumPy")) if versions.get(key))
+            args += ["--metadata", f"versions={text}"]
+        if record.get("executed_at"):
+            args += ["--metadata", f"render-date={bengali_date(record['executed_at'])}"]
         return args
 
     def write(self, fmt):
