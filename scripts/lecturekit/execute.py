@@ -34,6 +34,27 @@ KERNEL_ENV = {
 
 _CLAIM_CODE = "print(__import__('json').dumps(bool({expr})), end='')"
 
+# Several expressions in one request: each one's printed text captured on its own, then all of them
+# as one JSON list. The lambdas are made at the top level, so names resolve as in the cells.
+_BATCH_CODE = """__lecturekit_items = [
+    {items}]
+
+def __lecturekit_run(items):
+    import contextlib, io, json
+    printed = []
+    for item in items:
+        buffer = io.StringIO()
+        with contextlib.redirect_stdout(buffer):
+            item()
+        printed.append(buffer.getvalue())
+    print(json.dumps(printed), end='')
+
+try:
+    __lecturekit_run(__lecturekit_items)
+finally:
+    del __lecturekit_items, __lecturekit_run
+"""
+
 
 def _strip_ansi(text):
     import re
@@ -102,12 +123,18 @@ class LectureExecutor:
     def _run_blocks(self, client, results):
         cells = self.lecture.cells
         index = 0
+        self.timings["inline"] = 0.0
         for block in self.lecture.blocks:
             if isinstance(block, qmd.Markdown):
-                results["inline"].append([self._inline(client, block, expr)
-                                          for expr in qmd.inline_expressions(block.text)])
-                results["claims"].append([self._claim(client, block, sentence, expr)
-                                          for sentence, expr in qmd.claim_expressions(block.text)])
+                started = time.perf_counter()
+                batched = self._batch(client, block)
+                if batched is None:  # something raised: one at a time, for the exact error
+                    batched = ([self._inline(client, block, expr) for expr in qmd.inline_expressions(block.text)],
+                               [self._claim(client, block, sentence, expr)
+                                for sentence, expr in qmd.claim_expressions(block.text)])
+                results["inline"].append(batched[0])
+                results["claims"].append(batched[1])
+                self.timings["inline"] += time.perf_counter() - started
                 continue
             index += 1
             results["cells"].append(self._cell(client, block, index, len(cells)))
@@ -143,6 +170,39 @@ class LectureExecutor:
                                *where, cell.label, detail=traceback)
         return {"outputs": json.loads(json.dumps(outputs)), "execution_count": executed.get("execution_count"),
                 "seconds": round(seconds, 4), "raised": bool(traceback)}
+
+    def _batch(self, client, block):
+        """A markdown block's inline expressions and claims in one request (one round trip instead
+        of one per expression); each still prints exactly what it would print on its own.
+        None when anything raises."""
+        exprs = qmd.inline_expressions(block.text)
+        claims = qmd.claim_expressions(block.text)
+        if not exprs and not claims:
+            return [], []
+        items = [f"lambda: print({expr}, end='')" for expr in exprs]
+        items += ["lambda: " + _CLAIM_CODE.format(expr=expr) for _sentence, expr in claims]
+        source = _BATCH_CODE.format(items=",\n    ".join(items))
+        try:
+            executed = self._execute(client, source, (block.file, block.line), None, self.timeout)
+        except LectureError:
+            return None
+        if _traceback(executed.outputs):
+            return None
+        try:
+            printed = json.loads(_stdout(executed.outputs))
+        except json.JSONDecodeError:
+            return None
+        values = printed[:len(exprs)]
+        found = []
+        for (sentence, expr), text in zip(claims, printed[len(exprs):]):
+            try:
+                value = json.loads(text or "null")
+            except json.JSONDecodeError:
+                return None
+            line = block.line + next((i for i, t in enumerate(block.text.split("\n")) if expr in t), 0)
+            found.append({"sentence": sentence, "expr": expr, "file": str(block.file), "line": line,
+                          "ok": value is True, "error": None})
+        return values, found
 
     def _inline(self, client, block, expr):
         line = block.line + next((i for i, text in enumerate(block.text.split("\n")) if expr in text), 0)
