@@ -17,15 +17,21 @@ class Execution:
     timings: dict = field(default_factory=dict)
 
 
-def execute_lecture(project, lecture_dir, *, fresh=False, progress=None, python=None, write=True):
-    """Read, then execute (or reuse the cached execution), then write the executed notebook."""
+def execute_lecture(project, lecture_dir, *, fresh=False, progress=None, python=None, write=True,
+                    versions=None, cached_only=False):
+    """Read, then execute (or reuse the cached execution), then write the executed notebook.
+
+    `versions`: the environment's versions when the caller already has them (one probe for a course);
+    `cached_only`: return None instead of starting a kernel when the cache has no valid entry."""
     started = time.perf_counter()
     lecture = qmd.read_lecture(lecture_dir / "index.qmd")
-    versions = cache.environment_versions(python)
+    versions = versions or cache.environment_versions(python)
     key = cache.execution_key(lecture, project.code_dir, versions)
     store = cache.ExecutionCache(project.build_dir / "cache")
     results = None if fresh else store.load(lecture.name, key)
     from_cache = results is not None
+    if results is None and cached_only:
+        return None
     if results is None:
         executor = LectureExecutor(lecture, code_dir=project.code_dir,
                                    workdir=project.build_dir / lecture.name / "run",
