@@ -225,6 +225,8 @@ class LectureWriter:
         target = self.project.output_dir / self.name / fmt.product
         started = time.perf_counter()
         source = self.markdown(fmt)
+        self.timings[f"emit {fmt.name}"] = time.perf_counter() - started
+        started = time.perf_counter()
         tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
         target.parent.mkdir(parents=True, exist_ok=True)
         try:
