@@ -5,7 +5,9 @@ divs. We emit the same structure, so the shared Lua filters see one shape under 
 Outputs are shown as text (never as HTML), so whatever a cell prints cannot run in the slides.
 """
 import base64
+import os
 import re
+import threading
 from pathlib import Path
 
 import yaml
@@ -107,10 +109,12 @@ class MarkdownEmitter:
         name = f"{label or 'figure'}-{index}{suffix}"
         path = self.media_dir / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        if mime == "image/svg+xml":
-            path.write_text(payload if isinstance(payload, str) else "".join(payload), encoding="utf-8")
-        else:
-            path.write_bytes(base64.b64decode(payload))
+        data = ((payload if isinstance(payload, str) else "".join(payload)).encode("utf-8")
+                if mime == "image/svg+xml" else base64.b64decode(payload))
+        # Atomic: the other format's writer may be reading this figure at the same moment.
+        tmp = path.with_name(f".{name}.{os.getpid()}.{threading.get_ident()}.tmp")
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
         caption = options.get("fig-cap", "")
         alt = options.get("fig-alt") or alt or caption
         ident = f"#{label} " if label and label.startswith("fig-") else ""
