@@ -10,4 +10,5 @@ return {
   require("answers"),     -- exercise / discussion solutions: next step on slides, appendix in the handout
   require("crossref"),    -- @fig- references and "ছবি ৯.১" numbering (Quarto does its own)
   require("blocks"),      -- cells, outputs, callouts and boxes in each format's own form
+  require("titles"),      -- the deck's title slide: course, episode line, English title
 }

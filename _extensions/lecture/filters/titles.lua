@@ -1,0 +1,39 @@
+-- The deck's title slide: course, "পর্ব ০৯ · ৯১-এর মধ্যে · মডিউল ২", the Bangla title and subtitle,
+-- and the English title. The revealjs template (pandoc's and Quarto's) builds the title slide from
+-- title, subtitle, author and date; the course goes in as the author line and the episode line as
+-- the date, each wrapped in a span the theme styles. The handout's cover reads the same fields itself.
+local C = require("common")
+
+local function str(meta, key)
+  return meta[key] and pandoc.utils.stringify(meta[key]) or nil
+end
+
+local function span(text, class, lang)
+  local attrs = lang and { lang = lang } or {}
+  return pandoc.Inlines({ pandoc.Span(pandoc.Inlines(text), pandoc.Attr("", { class }, attrs)) })
+end
+
+return {
+  Meta = function(meta)
+    if not C.slides or not meta.title then return nil end
+    local course, episode = str(meta, "course"), str(meta, "episode")
+    if course and not meta.author then
+      meta.author = pandoc.MetaInlines(span(course, "title-course"))
+    end
+    if episode and not meta.date then
+      local parts = { "পর্ব " .. C.bn(string.format("%02d", tonumber(episode) or 0)) }
+      if meta.episodes then table.insert(parts, C.bn(str(meta, "episodes")) .. "-এর মধ্যে") end
+      if meta.module then table.insert(parts, "মডিউল " .. C.bn(str(meta, "module"))) end
+      meta.date = pandoc.MetaInlines(span(table.concat(parts, " · "), "title-episode"))
+    end
+    local english = str(meta, "title-en")
+    if english then
+      local subtitle = meta.subtitle and pandoc.Inlines(meta.subtitle) or pandoc.Inlines({})
+      local joined = pandoc.Inlines({ pandoc.Span(subtitle, pandoc.Attr("", { "subtitle-bn" })),
+        pandoc.LineBreak() })
+      joined:extend(span(english, "title-en", "en"))
+      meta.subtitle = pandoc.MetaInlines(joined)
+    end
+    return meta
+  end,
+}
