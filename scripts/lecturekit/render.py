@@ -1,17 +1,24 @@
 """`scripts/render`: every lecture (or the named ones) -> _output/<lecture>/slides.html + handout.pdf.
 
-Stages: read -> execute once (or reuse the cache) -> write each format. `--execute-only` stops after
-the executed notebooks, which is what `quarto render` runs as its pre-render step.
+Stages: read -> execute once (or reuse the cache) -> write each format. Only what changed is redone: a
+lecture whose execution is cached starts no kernel, and a product whose inputs (executed notebook,
+lecture folder, theme, filters) are unchanged is not written again. Lectures that need executing
+run in parallel, one kernel each, at most `--jobs` at a time; a lecture's two formats are written at
+the same time. Then the course index `_output/index.html` and each lecture's `code.zip`.
+`--execute-only` stops after the executed notebooks, which is what `quarto render` runs as its
+pre-render step.
 """
 import argparse
+import json
 import sys
 import time
+from dataclasses import asdict
 
-from .build import execute_lecture
+from . import course, site
 from .errors import LectureError
 from .execute import progress_printer
 from .project import Project
-from .writers import FORMATS, LectureWriter
+from .writers import FORMATS
 
 
 def parse_args(argv):
@@ -20,8 +27,15 @@ def parse_args(argv):
     parser.add_argument("--to", choices=sorted(FORMATS), action="append",
                         help="only this format (repeatable; default: all)")
     parser.add_argument("--fresh", action="store_true", help="ignore the execution cache")
+    parser.add_argument("--force", action="store_true",
+                        help="write the products even when their inputs are unchanged")
+    parser.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
+                        help=f"lectures executed at the same time (default: the core count, "
+                             f"{course.default_jobs()} here)")
     parser.add_argument("--execute-only", action="store_true",
                         help="write the executed notebooks and stop (Quarto's pre-render step)")
+    parser.add_argument("--no-index", action="store_true", help="skip the course index and code zips")
+    parser.add_argument("--timings", metavar="FILE", help="write each lecture's stage timings as JSON")
     parser.add_argument("--quiet", action="store_true", help="no per-cell progress lines")
     return parser.parse_args(argv)
 
@@ -29,24 +43,41 @@ def parse_args(argv):
 def render(argv=None):
     args = parse_args(argv)
     say = progress_printer()
+    started = time.perf_counter()
     project = Project.find()
-    formats = [FORMATS[name] for name in (args.to or FORMATS)]
-    for lecture_dir in project.lectures(args.lectures):
-        execution = execute_lecture(project, lecture_dir, fresh=args.fresh,
-                                    progress=None if args.quiet else say)
-        how = "cache hit, no kernel started" if execution.from_cache else "executed"
-        say(f"[{lecture_dir.name}] execute: {execution.seconds:.2f} s ({how})")
-        if args.execute_only:
-            continue
-        writer = LectureWriter(project, execution)
-        for fmt in formats:
-            started = time.perf_counter()
-            product = writer.write(fmt)
-            say(f"[{lecture_dir.name}] {fmt.name}: {time.perf_counter() - started:.2f} s -> "
-                f"{product.relative_to(project.root)}")
-        for warning in writer.warnings:
-            say(f"[{lecture_dir.name}] pandoc: {warning}")
-    return 0
+    lecture_dirs = project.lectures(args.lectures)
+    format_names = args.to or list(FORMATS)
+
+    def report(result):
+        for line in course.summary_lines(result, project.root):
+            say(line)
+        for warning in result.warnings:
+            say(f"[{result.name}] pandoc: {warning}")
+
+    plans, results = course.build_course(
+        project, lecture_dirs, format_names, jobs=args.jobs, fresh=args.fresh,
+        execute_only=args.execute_only, force=args.force,
+        progress=None if args.quiet else course.progress_to_stderr, on_result=report)
+    failed = [r for r in results if r.error]
+    for plan, result in zip(plans, results):
+        if not plan.error and not plan.execute and not plan.write:  # nothing to do: not reported yet
+            report(result)
+    site_seconds = 0.0
+    if not args.execute_only and not args.no_index:
+        site_started = time.perf_counter()
+        page, _zips = site.build_site(project)
+        site_seconds = time.perf_counter() - site_started
+    executed = sum(r.executed for r in results)
+    written = sum(bool(r.written) for r in results)
+    say(f"{len(results)} lecture(s): {executed} executed, {written} written, "
+        f"{len(results) - len(failed)} ok, {len(failed)} failed; {time.perf_counter() - started:.2f} s")
+    if args.timings:
+        with open(args.timings, "w", encoding="utf-8") as fh:
+            json.dump({"lectures": [asdict(r) for r in results], "site_seconds": site_seconds,
+                       "seconds": time.perf_counter() - started}, fh, indent=1)
+    for result in failed:
+        print(f"error: {result.error}", file=sys.stderr)
+    return 1 if failed else 0
 
 
 def main(argv=None):

@@ -1,0 +1,315 @@
+"""A course of many lectures: only the work that has to happen, as much of it at once as the cores allow.
+
+For each lecture, cheaply and in this process: is its execution cached (the key covers its code, the
+course code and the library versions), and are its products' inputs unchanged since they were written
+(the executed notebook, the lecture folder, the theme, filters and writer)? A lecture with nothing to
+do costs a read and a few hashes. The others go to worker processes, at most `jobs` at a time: each
+executes its lecture in its own kernel (when the cache has no valid entry) and writes the products
+whose inputs changed, both formats at once.
+
+Every product's inputs are recorded in `_build/<lecture>/products.json`; a product that was deleted
+or touched since is written again.
+"""
+import concurrent.futures as cf
+import hashlib
+import importlib.metadata
+import json
+import multiprocessing
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+from . import cache
+from .build import execute_lecture
+from .errors import LectureError
+from .notebook import write_notebook
+from .project import Project
+from .writers import FORMATS, LectureWriter, woff2_katex
+
+MANIFEST = "products.json"
+# The write stage's own code: a change to it changes every product.
+WRITER_MODULES = ("emit.py", "writers.py")
+
+
+def _digest_files(h, folder, root):
+    folder = Path(folder)
+    if not folder.exists():
+        return
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            h.update(path.relative_to(root).as_posix().encode() + b"\0")
+            h.update(hashlib.sha256(path.read_bytes()).digest())
+
+
+def _version(package):
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def theme_digest(project):
+    """What every lecture's products depend on besides the lecture itself."""
+    h = hashlib.sha256()
+    h.update((project.root / "_quarto.yml").read_bytes())
+    _digest_files(h, project.root / "_extensions", project.root)
+    for name in ("package-lock.json",):
+        path = project.root / name
+        if path.exists():
+            h.update(hashlib.sha256(path.read_bytes()).digest())
+    here = Path(__file__).parent
+    for module in WRITER_MODULES:
+        h.update((here / module).read_bytes())
+    h.update(json.dumps([_version("pypandoc-binary"), _version("typst")]).encode())
+    return h.hexdigest()
+
+
+def notebook_bytes(nb):
+    """The executed notebook as written. nbformat gives new cells random ids; positional ids make
+    the same execution the same bytes (and the same product inputs)."""
+    for index, cell in enumerate(nb.cells):
+        if "id" in cell:
+            cell["id"] = f"cell-{index}"
+    return nbformat.writes(nb).encode("utf-8")
+
+
+def product_inputs(theme, nb_bytes, lecture_root, fmt_name):
+    """The hash a product is written from: executed notebook, the lecture folder, theme, format."""
+    h = hashlib.sha256()
+    h.update(f"{theme}\0{fmt_name}\0".encode())
+    h.update(hashlib.sha256(nb_bytes).digest())
+    _digest_files(h, lecture_root, lecture_root)
+    return h.hexdigest()
+
+
+class Manifest:
+    """`_build/<lecture>/products.json`: per format, the inputs its product was written from."""
+
+    def __init__(self, project, name):
+        self.path = project.build_dir / name / MANIFEST
+        self.output = project.output_dir / name
+        try:
+            self.entries = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError):
+            self.entries = {}
+
+    def fresh(self, fmt, inputs):
+        entry = self.entries.get(fmt.name)
+        if not entry or entry.get("inputs") != inputs:
+            return False
+        try:
+            stat = (self.output / fmt.product).stat()
+        except OSError:
+            return False
+        return [stat.st_size, stat.st_mtime_ns] == entry.get("stat")
+
+    def record(self, fmt, inputs):
+        stat = (self.output / fmt.product).stat()
+        self.entries[fmt.name] = {"inputs": inputs, "product": fmt.product,
+                                  "stat": [stat.st_size, stat.st_mtime_ns]}
+
+    def save(self):
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(self.entries, indent=1, sort_keys=True), encoding="utf-8")
+        os.replace(tmp, self.path)
+
+
+@dataclass
+class LectureResult:
+    """What building one lecture did and what it cost (plain data: it crosses process boundaries)."""
+    name: str
+    executed: bool = False
+    execute_seconds: float = 0.0
+    execution_timings: dict = field(default_factory=dict)
+    written: list = field(default_factory=list)
+    skipped: list = field(default_factory=list)
+    write_seconds: float = 0.0
+    writer_timings: dict = field(default_factory=dict)
+    warnings: list = field(default_factory=list)
+    products: list = field(default_factory=list)
+    seconds: float = 0.0
+    error: str | None = None
+
+
+def _write_notebook_if_changed(project, name, nb, data):
+    path = project.notebook_path(name)
+    try:
+        if path.read_bytes() == data:
+            return
+    except OSError:
+        pass
+    write_notebook(nb, path)
+
+
+def write_products(project, execution, formats, theme, result, *, force=False):
+    """Write the formats whose inputs changed (all with `force`), concurrently; update the manifest."""
+    name = execution.lecture.name
+    data = notebook_bytes(execution.notebook)
+    _write_notebook_if_changed(project, name, execution.notebook, data)
+    manifest = Manifest(project, name)
+    inputs = {fmt.name: product_inputs(theme, data, execution.lecture.root, fmt.name) for fmt in formats}
+    todo = [fmt for fmt in formats if force or not manifest.fresh(fmt, inputs[fmt.name])]
+    result.skipped = [fmt.name for fmt in formats if fmt not in todo]
+    if not todo:
+        return result
+    started = time.perf_counter()
+    writer = LectureWriter(project, execution)
+    if len(todo) == 1:
+        products = [writer.write(todo[0])]
+    else:
+        # pandoc runs as its own process and Typst outside the GIL: the formats overlap.
+        with cf.ThreadPoolExecutor(len(todo)) as pool:
+            products = list(pool.map(writer.write, todo))
+    for fmt in todo:
+        manifest.record(fmt, inputs[fmt.name])
+    manifest.save()
+    result.written = [fmt.name for fmt in todo]
+    result.products = [str(p) for p in products]
+    result.write_seconds = time.perf_counter() - started
+    result.writer_timings = dict(writer.timings)
+    result.warnings = list(writer.warnings)
+    return result
+
+
+def build_lecture(root, lecture_dir, format_names, *, versions=None, fresh=False, execute_only=False,
+                  force=False, progress=None, theme=None):
+    """Execute (or load) and write one lecture. Runs in a worker process or in this one."""
+    started = time.perf_counter()
+    project = Project(Path(root))
+    result = LectureResult(Path(lecture_dir).name)
+    try:
+        execution = execute_lecture(project, Path(lecture_dir), fresh=fresh, progress=progress,
+                                    versions=versions, write=False)
+        result.name = execution.lecture.name
+        result.executed = not execution.from_cache
+        result.execute_seconds = execution.seconds
+        result.execution_timings = execution.timings if result.executed else {}
+        if execute_only:
+            _write_notebook_if_changed(project, result.name, execution.notebook,
+                                       notebook_bytes(execution.notebook))
+        else:
+            write_products(project, execution, [FORMATS[n] for n in format_names],
+                           theme or theme_digest(project), result, force=force)
+    except LectureError as err:
+        result.error = str(err)
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+@dataclass
+class Plan:
+    lecture_dir: Path
+    name: str
+    execute: bool  # no valid cache entry (or --fresh)
+    write: list  # formats whose products are stale
+    error: str | None = None
+    seconds: float = 0.0
+
+
+def plan(project, lecture_dirs, format_names, *, versions, theme, fresh=False, execute_only=False,
+         force=False):
+    """Per lecture: must it execute, and which products are stale? No kernel is started here."""
+    plans = []
+    formats = [FORMATS[n] for n in format_names]
+    for lecture_dir in lecture_dirs:
+        try:
+            execution = None if fresh else execute_lecture(project, lecture_dir, versions=versions,
+                                                           write=False, cached_only=True)
+        except LectureError as err:
+            plans.append(Plan(lecture_dir, lecture_dir.name, False, [], str(err)))
+            continue
+        if execution is None:
+            plans.append(Plan(lecture_dir, lecture_dir.name, True, list(format_names)))
+            continue
+        name = execution.lecture.name
+        data = notebook_bytes(execution.notebook)
+        stale = []
+        if execute_only:
+            try:
+                if project.notebook_path(name).read_bytes() != data:
+                    stale = ["notebook"]
+            except OSError:
+                stale = ["notebook"]
+        else:
+            manifest = Manifest(project, name)
+            stale = [fmt.name for fmt in formats
+                     if force or not manifest.fresh(fmt, product_inputs(theme, data, execution.lecture.root,
+                                                                        fmt.name))]
+        plans.append(Plan(lecture_dir, name, False, stale, seconds=execution.seconds))
+    return plans
+
+
+def default_jobs():
+    return os.cpu_count() or 1
+
+
+def build_course(project, lecture_dirs, format_names=None, *, jobs=None, fresh=False, execute_only=False,
+                 force=False, progress=None, on_result=None):
+    """Bring the lectures' products up to date; return (plans, results), results in lecture order."""
+    format_names = list(format_names or FORMATS)
+    jobs = max(1, jobs or default_jobs())
+    versions = cache.environment_versions()
+    theme = theme_digest(project)
+    plans = plan(project, lecture_dirs, format_names, versions=versions, theme=theme, fresh=fresh,
+                 execute_only=execute_only, force=force)
+    results = {}
+    for p in plans:
+        if p.error:
+            results[p.name] = LectureResult(p.name, error=p.error)
+        elif not p.execute and not p.write:
+            results[p.name] = LectureResult(p.name, skipped=[] if execute_only else list(format_names),
+                                            execute_seconds=p.seconds)
+    todo = [p for p in plans if p.name not in results]
+    if todo and not execute_only and "revealjs" in format_names:
+        woff2_katex(project)  # shared by every deck: prepared once, before the workers start
+    kwargs = dict(versions=versions, fresh=fresh, execute_only=execute_only, force=force, theme=theme)
+
+    def done(result):
+        results[result.name] = result
+        if on_result:
+            on_result(result)
+
+    if len(todo) <= 1 or jobs == 1:
+        for p in todo:
+            done(build_lecture(project.root, p.lecture_dir, format_names, progress=progress, **kwargs))
+    else:
+        # Executions first (they take longest), then the lectures that only need writing.
+        todo.sort(key=lambda p: not p.execute)
+        # fork: the workers start with every module already imported. No thread runs here yet.
+        context = multiprocessing.get_context("fork")
+        with cf.ProcessPoolExecutor(min(jobs, len(todo)), mp_context=context) as pool:
+            futures = [pool.submit(build_lecture, project.root, p.lecture_dir, format_names,
+                                   progress=progress, **kwargs) for p in todo]
+            for future in cf.as_completed(futures):
+                done(future.result())
+    return plans, [results[p.name] for p in plans]
+
+
+def summary_lines(result, root=None):
+    """What the render prints for one lecture: its execution, then each format."""
+    if result.error:
+        return [f"[{result.name}] FAILED"]
+    if result.executed:
+        t = result.execution_timings
+        floor = t.get("kernel_start", 0.0) + sum(t.get("cells", {}).values())
+        how = f"executed; cells + kernel start {floor:.2f} s"
+    else:
+        how = "cache hit, no kernel started"
+    lines = [f"[{result.name}] execute: {result.execute_seconds:.2f} s ({how})"]
+    t = result.writer_timings
+    for name, product in zip(result.written, result.products):
+        seconds = sum(v for k, v in t.items() if k.endswith(name) or (name == "typst" and k == "typst"))
+        shown = os.path.relpath(product, root) if root else product
+        lines.append(f"[{result.name}] {name}: {seconds:.2f} s -> {shown}")
+    for name in result.skipped:
+        lines.append(f"[{result.name}] {name}: up to date (inputs unchanged)")
+    return lines
+
+
+def progress_to_stderr(message):
+    print(message, file=sys.stderr, flush=True)
