@@ -10,7 +10,7 @@ import re
 import shutil
 import subprocess
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pypandoc
@@ -22,34 +22,39 @@ from .errors import LectureError
 FONT_DIRS = ["/usr/share/fonts/truetype/noto", "/usr/share/fonts/truetype/dejavu"]
 
 
+# Option converters: each takes the option's value and the project root, returns pandoc arguments.
+
+def _listed(value):
+    return value if isinstance(value, list) else [value]
+
+
 def var(name):
-    return lambda value: ["-V", f"{name}={_yaml_scalar(value)}"]
+    return lambda value, root: ["-V", f"{name}={_yaml_scalar(value)}"]
 
 
 def js_var(name):
-    """A reveal.js setting the template writes as JavaScript: strings need their quotes."""
-    return lambda value: ["-V", f"{name}={_yaml_scalar(value) if isinstance(value, (bool, int, float)) else repr(str(value))}"]
+    """A reveal.js setting the template writes as bare JavaScript: strings need their quotes."""
+    return lambda value, root: ["-V", f"{name}={_yaml_scalar(value) if isinstance(value, (bool, int, float)) else repr(str(value))}"]
 
 
 def meta(name):
-    return lambda value: ["-M", f"{name}={_yaml_scalar(value)}"]
+    return lambda value, root: ["-M", f"{name}={_yaml_scalar(value)}"]
 
 
 def arg(flag):
-    return lambda value: [x for v in (value if isinstance(value, list) else [value]) for x in (flag, str(v))]
+    return lambda value, root: [x for v in _listed(value) for x in (flag, str(v))]
 
 
 def switch(flag):
-    return lambda value: [flag] if value else []
+    return lambda value, root: [flag] if value else []
 
 
 def paths(flag):
     """An option naming files, which _quarto.yml gives relative to the project root."""
-    return lambda value, root: [x for v in (value if isinstance(value, list) else [value])
-                                for x in (flag, str((root / v).resolve()))]
+    return lambda value, root: [x for v in _listed(value) for x in (flag, str((root / v).resolve()))]
 
 
-def ignored(_value):
+def ignored(value, root):
     return []
 
 
@@ -65,7 +70,6 @@ class Format:
     product: str  # file name inside _output/<lecture>/
     options: dict  # Quarto option -> pandoc arguments
     fixed_args: tuple = ()  # always passed
-    extra: dict = field(default_factory=dict)
 
 
 REVEALJS = Format(
@@ -112,10 +116,7 @@ def _format_args(fmt, options, project, source):
         if convert is None:
             raise LectureError(f"format option '{fmt.name}: {key}' is outside the supported subset "
                                f"({', '.join(sorted(fmt.options))})", source, _line_of(source, key))
-        try:
-            args += convert(value)
-        except TypeError:
-            args += convert(value, project.root)
+        args += convert(value, project.root)
     return args
 
 
@@ -194,8 +195,7 @@ class LectureWriter:
         options = self.format_options(fmt)
         args = ["--from=markdown", f"--to={fmt.name}", *fmt.fixed_args,
                 f"--resource-path={self.build}:{self.project.root}",
-                "--metadata", f"lang={self.project.config.get('lang', 'bn')}",
-                "--metadata", "lecturekit=true"]
+                "--metadata", f"lang={self.project.config.get('lang', 'bn')}"]
         for flt in self.project.config.get("filters") or []:
             args.append(f"--lua-filter={(self.project.root / flt).resolve()}")
         if fmt is REVEALJS:
