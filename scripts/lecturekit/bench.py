@@ -1,0 +1,392 @@
+"""`scripts/bench`: where a render's time goes, and how a course's build cost grows with its size.
+
+  scripts/bench                     lecture 09 (cold, warm, no-change, checks, stages) + courses of 10 and 30
+  scripts/bench --scale 10 30 91    the course sizes to build (91: the whole course; ~2-3 minutes on 2 cores)
+  scripts/bench --skip-lecture      only the course table;  --skip-scale: only lecture 09
+
+Everything runs in throwaway copies of the project (the working tree's lectures, code, theme and
+expectations), so the benchmark neither reads nor disturbs `_build/` and `_output/`. It measures and
+prints; it asserts nothing. The floor of a render is what the lecture's own code costs: the kernel's
+start plus every cell's execution time. The rest is the renderer's overhead.
+"""
+import argparse
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+LECTURE = "09-nn-module"
+
+try:
+    import psutil
+except ImportError:  # peak memory then comes from getrusage alone
+    psutil = None
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(prog="scripts/bench", description=__doc__.split("\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog="\n".join(__doc__.split("\n")[2:]))
+    parser.add_argument("--lecture", default=LECTURE, help=f"the real lecture to measure (default {LECTURE})")
+    parser.add_argument("--scale", type=int, nargs="+", default=[10, 30], metavar="N",
+                        help="synthetic course sizes (default: 10 30)")
+    parser.add_argument("--jobs", type=int, default=None, help="render --jobs (default: the core count)")
+    parser.add_argument("--skip-lecture", action="store_true", help="no lecture-09 measurements")
+    parser.add_argument("--skip-scale", action="store_true", help="no synthetic-course measurements")
+    parser.add_argument("--json", metavar="FILE", help="also write every number as JSON")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary projects (paths printed)")
+    return parser.parse_args(argv)
+
+
+# ---- running the CLIs, measured ------------------------------------------------------------------
+
+class Run:
+    """One CLI run: wall time, peak memory (whole process tree, sampled) and the largest process."""
+
+    def __init__(self, args, cwd):
+        self.args, self.cwd = args, cwd
+        self.seconds = self.peak_tree = self.peak_single = 0
+        self.returncode, self.stderr = None, ""
+
+    def __call__(self):
+        env = {**os.environ, "PYTHONPATH": str(ROOT / "scripts")}
+        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        started = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, *self.args], cwd=self.cwd, env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        sampler = threading.Thread(target=self._sample, args=(proc,), daemon=True)
+        sampler.start()
+        out, err = proc.communicate()
+        self.seconds = time.perf_counter() - started
+        sampler.join()
+        self.returncode, self.stdout, self.stderr = proc.returncode, out, err
+        # ru_maxrss of children: the largest single descendant (KB on Linux); only a new maximum shows.
+        self.peak_single = max(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, before) * 1024
+        if self.returncode != 0:
+            raise SystemExit(f"bench: {' '.join(self.args)} failed in {self.cwd}:\n{err[-3000:]}")
+        return self
+
+    def _sample(self, proc):
+        if psutil is None:
+            return
+        try:
+            root = psutil.Process(proc.pid)
+        except psutil.Error:
+            return
+        while proc.poll() is None:
+            total = 0
+            try:
+                for p in [root, *root.children(recursive=True)]:
+                    try:
+                        total += p.memory_info().rss
+                    except psutil.Error:
+                        pass
+            except psutil.Error:
+                break
+            self.peak_tree = max(self.peak_tree, total)
+            time.sleep(0.05)
+
+    @property
+    def peak(self):
+        return self.peak_tree or self.peak_single
+
+
+def render(project, *args):
+    return Run(["-m", "lecturekit.render", "--quiet", *args], project)()
+
+
+def mb(n):
+    return f"{n / 2**20:.0f} MB"
+
+
+# ---- throwaway projects --------------------------------------------------------------------------
+
+def _ignore(_dir, names):
+    return [n for n in names if n in ("__pycache__", ".pytest_cache") or n.endswith(".pyc")]
+
+
+def base_project(folder):
+    """The rendering parts of the project: settings, theme and filters, npm packages (linked)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy(ROOT / "_quarto.yml", folder / "_quarto.yml")
+    shutil.copytree(ROOT / "_extensions", folder / "_extensions", ignore=_ignore)
+    if (ROOT / "package-lock.json").exists():
+        shutil.copy(ROOT / "package-lock.json", folder / "package-lock.json")
+    (folder / "node_modules").symlink_to(ROOT / "node_modules")
+    (folder / "lectures").mkdir()
+    return folder
+
+
+def lecture_project(folder, lecture):
+    base_project(folder)
+    shutil.copytree(ROOT / "code", folder / "code", ignore=_ignore)
+    shutil.copytree(ROOT / "lectures" / lecture, folder / "lectures" / lecture, ignore=_ignore)
+    if (ROOT / "tests" / "expected").exists():
+        shutil.copytree(ROOT / "tests" / "expected", folder / "tests" / "expected")
+    return folder
+
+
+SYNTHETIC = textwrap.dedent("""\
+    ---
+    title: "কৃত্রিম পর্ব {n}"
+    title-en: "Synthetic lecture {n}"
+    course: "বাংলায় PyTorch"
+    episode: {n}
+    episodes: 91
+    module: {module}
+    ---
+
+    # হিসাব {{#sec-count}}
+
+    ছোট একটি হিসাব: উত্তর `{{python}} ANSWER`।
+
+    ```{{python}}
+    #| label: setup
+    from minipkg import ANSWER, square
+    ```
+
+    ```{{python}}
+    #| label: squares
+    print([square(i) for i in range({width})])
+    ```
+
+    ## আরও {{#sec-more}}
+
+    ::: {{.notes}}
+    বক্তার নোট।
+    :::
+
+    ```{{python}}
+    #| label: total
+    print(sum(square(i) for i in range({width})) + {n})
+    ```
+    """)
+
+
+def synthetic_course(folder, count):
+    """`count` copies of a small lecture (three cells, no torch), a tiny course package and script."""
+    base_project(folder)
+    package = folder / "code" / "minipkg"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("ANSWER = 42\n\n\ndef square(x):\n    return x * x\n")
+    (folder / "code" / "scripts").mkdir()
+    (folder / "code" / "scripts" / "01_squares.py").write_text(
+        "from minipkg import square\n\nprint([square(i) for i in range(5)])\n")
+    for n in range(1, count + 1):
+        write_synthetic(folder, n)
+    return folder
+
+
+def write_synthetic(folder, n, width=8):
+    lecture = folder / "lectures" / f"{n:02d}-synthetic"
+    lecture.mkdir(parents=True, exist_ok=True)
+    (lecture / "index.qmd").write_text(SYNTHETIC.format(n=n, module=(n - 1) // 10 + 1, width=width),
+                                       encoding="utf-8")
+
+
+# ---- lecture 09 ----------------------------------------------------------------------------------
+
+def time_python(code, cwd, repeat=3):
+    """Best of a few runs of `python -c code`: start-up costs."""
+    best = None
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "scripts")}
+    for _ in range(repeat):
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, check=True, capture_output=True)
+        seconds = time.perf_counter() - started
+        best = seconds if best is None else min(best, seconds)
+    return best
+
+
+def embedding_seconds(project, lecture):
+    """pandoc's reveal.js run with and without --embed-resources: what embedding costs."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from lecturekit.project import Project
+    from lecturekit.writers import REVEALJS, LectureWriter
+    import pypandoc
+    from lecturekit.build import execute_lecture
+    proj = Project(project)
+    execution = execute_lecture(proj, proj.lectures_dir / lecture, write=False, cached_only=True)
+    writer = LectureWriter(proj, execution)
+    source = writer.markdown(REVEALJS)
+    args = writer.pandoc_args(REVEALJS)
+    times = {}
+    for name, extra in (("embedded", args), ("linked", [a for a in args if a != "--embed-resources"])):
+        started = time.perf_counter()
+        subprocess.run([pypandoc.get_pandoc_path(), str(source), *extra, "-o", os.devnull], cwd=writer.build,
+                       check=True, capture_output=True)
+        times[name] = time.perf_counter() - started
+    return times["embedded"] - times["linked"], times
+
+
+def bench_lecture(args, tmp, numbers):
+    lecture = args.lecture
+    project = lecture_project(tmp / "lecture", lecture)
+    jobs = ["--jobs", str(args.jobs)] if args.jobs else []
+    print(f"== lecture {lecture} (a copy in {project}) ==", flush=True)
+    cold = render(project, lecture, "--fresh", "--timings", str(tmp / "cold.json"), *jobs)
+    timing = json.loads((tmp / "cold.json").read_text())
+    result = timing["lectures"][0]
+    warm = render(project, lecture, "--force", "--timings", str(tmp / "warm.json"), *jobs)
+    unchanged = render(project, lecture, *jobs)
+    check_cached = _check(Run(["-m", "lecturekit.check", lecture, "--quiet"], project))
+    check_fresh = _check(Run(["-m", "lecturekit.check", lecture, "--quiet", "--fresh"], project))
+
+    t = result["execution_timings"]
+    cells = t.get("cells", {})
+    kernel = t.get("kernel_start", 0.0)
+    floor = kernel + sum(cells.values())
+    overhead = cold.seconds - floor
+    w = result["writer_timings"]
+    warm_w = json.loads((tmp / "warm.json").read_text())["lectures"][0]["writer_timings"]
+    embed, embed_runs = embedding_seconds(project, lecture)
+    torch_label, torch_cell = _first_torch_cell(project, lecture, cells)
+    import_torch = time_python("import torch", project, repeat=2) - time_python("pass", project, repeat=2)
+    startup = time_python("import lecturekit.render, lecturekit.course", project)
+    versions_probe = time_python("from lecturekit import cache; cache.environment_versions()", project) - \
+        time_python("from lecturekit import cache", project)
+
+    print(f"cold render (execute + both products, --fresh)  {cold.seconds:6.2f} s   peak {mb(cold.peak)}")
+    print(f"warm render (cache valid, both products written) {warm.seconds:6.2f} s   "
+          f"= {100 * warm.seconds / cold.seconds:.0f} % of cold")
+    print(f"no-change render (cache valid, products current) {unchanged.seconds:6.2f} s   "
+          f"= {100 * unchanged.seconds / cold.seconds:.0f} % of cold")
+    print(f"check from cache                                 {check_cached.seconds:6.2f} s")
+    print(f"fresh check (executes again)                     {check_fresh.seconds:6.2f} s")
+    print()
+    print(f"floor = kernel start + cells' own time           {floor:6.2f} s")
+    print(f"overhead = cold - floor                          {overhead:6.2f} s")
+    print(f"ratio cold / floor                               {cold.seconds / floor:6.2f}")
+    print()
+    print("stages of the cold render (seconds):")
+    rows = [
+        ("python start-up + imports (render CLI)", startup),
+        ("environment versions probe", versions_probe),
+        ("kernel start", kernel),
+        (f"cells: {len(cells)}, own time", sum(cells.values())),
+        (f"  first cell importing torch ({torch_label})", torch_cell),
+        ("  import torch alone, fresh interpreter", import_torch),
+        ("inline expressions + claims (batched per block)", t.get("inline", 0.0)),
+        ("execute stage total", result["execute_seconds"]),
+        ("markdown emit revealjs / typst", f"{w.get('emit revealjs', 0):.2f} / {w.get('emit typst', 0):.2f}"),
+        ("pandoc revealjs", w.get("pandoc revealjs", 0.0)),
+        ("  of which embedding resources", embed),
+        ("pandoc typst", w.get("pandoc typst", 0.0)),
+        ("typst compile", w.get("typst", 0.0)),
+        ("write stage (both formats at once), wall", result["write_seconds"]),
+        ("  sum of the formats' stages (sequential would cost)", sum(w.values())),
+        ("index page + code zips", timing["site_seconds"]),
+        ("whole render, inside the CLI", timing["seconds"]),
+    ]
+    for label, value in rows:
+        print(f"  {label:<56} {value if isinstance(value, str) else f'{value:.2f}':>8}")
+    print("  cells' own time, document order:")
+    items = [f"{label[:22]:<22} {sec:5.2f}" for label, sec in cells.items()]
+    for i in range(0, len(items), 3):
+        print("    " + "   ".join(items[i:i + 3]))
+    numbers["lecture"] = {
+        "cold": cold.seconds, "warm": warm.seconds, "no_change": unchanged.seconds,
+        "check_cached": check_cached.seconds, "check_fresh": check_fresh.seconds, "floor": floor,
+        "overhead": overhead, "ratio": cold.seconds / floor, "kernel_start": kernel, "cells": cells,
+        "inline": t.get("inline", 0.0), "writer": w, "warm_writer": warm_w, "embedding": embed,
+        "embedding_runs": embed_runs, "import_torch": import_torch, "startup": startup,
+        "peak_cold": cold.peak, "site": timing["site_seconds"],
+    }
+    print(flush=True)
+
+
+def _check(run):
+    # scripts/check exits 1 when an output drifted: still a measurement, so only a crash stops us.
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "scripts")}
+    started = time.perf_counter()
+    proc = subprocess.run([sys.executable, *run.args], cwd=run.cwd, env=env, capture_output=True, text=True)
+    run.seconds = time.perf_counter() - started
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"bench: check failed:\n{proc.stderr[-3000:]}")
+    return run
+
+
+def _first_torch_cell(project, lecture, cells):
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from lecturekit import qmd
+    parsed = qmd.read_lecture(project / "lectures" / lecture / "index.qmd")
+    for index, cell in enumerate(parsed.cells, 1):
+        if "import torch" in cell.code:
+            label = cell.label or f"#{index}"
+            return label, cells.get(label, 0.0)
+    return "-", 0.0
+
+
+# ---- scale ---------------------------------------------------------------------------------------
+
+def bench_scale(args, tmp, numbers):
+    jobs = args.jobs or os.cpu_count() or 1
+    print(f"== synthetic courses (3-cell lectures, no torch), --jobs {jobs} ==", flush=True)
+    header = (f"{'lectures':>8}  {'cold build':>16}  {'per lecture':>11}  {'no change':>16}  "
+              f"{'one changed':>16}  {'one prose fix':>16}")
+    print(header)
+    rows = []
+    for count in args.scale:
+        project = synthetic_course(tmp / f"course-{count}", count)
+        cold = render(project, "--jobs", str(jobs))
+        same = render(project, "--jobs", str(jobs))
+        write_synthetic(project, 1, width=9)  # one lecture's code changed: it executes again
+        one = render(project, "--jobs", str(jobs))
+        index = project / "lectures" / "02-synthetic" / "index.qmd"
+        index.write_text(index.read_text(encoding="utf-8").replace("ছোট একটি", "একটি ছোট"), encoding="utf-8")
+        prose = render(project, "--jobs", str(jobs))
+        row = {"count": count, "cold": cold.seconds, "cold_peak": cold.peak, "no_change": same.seconds,
+               "no_change_peak": same.peak, "one_changed": one.seconds, "one_changed_peak": one.peak,
+               "prose": prose.seconds, "prose_peak": prose.peak}
+        rows.append(row)
+        cell = lambda s, m: f"{s:6.2f} s {mb(m):>7}"  # noqa: E731
+        print(f"{count:>8}  {cell(cold.seconds, cold.peak)}  {cold.seconds / count:9.2f} s  "
+              f"{cell(same.seconds, same.peak)}  {cell(one.seconds, one.peak)}  {cell(prose.seconds, prose.peak)}",
+              flush=True)
+        if not args.keep:
+            shutil.rmtree(project, ignore_errors=True)
+    numbers["scale"] = rows
+    if len(rows) >= 2:
+        a, b = rows[0], rows[-1]
+        span = b["count"] - a["count"]
+        growth = {k: (b[k] - a[k]) / span for k in ("cold", "no_change", "one_changed")}
+        print(f"growth per extra lecture: cold {growth['cold']:.2f} s, no change {growth['no_change'] * 1000:.0f} ms, "
+              f"one changed {growth['one_changed'] * 1000:.0f} ms")
+        if max(r["count"] for r in rows) < 91:
+            est = {k: b[k] + growth[k] * (91 - b["count"]) for k in growth}
+            print(f"estimate for 91 lectures (linear from the rows above; measure with --scale 91): "
+                  f"cold {est['cold']:.0f} s, no change {est['no_change']:.1f} s, "
+                  f"one changed {est['one_changed']:.1f} s")
+            numbers["estimate_91"] = est
+    print("(peak: the memory of the whole process tree, sampled: renderer, workers, kernels, pandoc, Typst)")
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    numbers = {"cores": os.cpu_count()}
+    tmp = Path(tempfile.mkdtemp(prefix="lecturekit-bench-"))
+    try:
+        if not args.skip_lecture:
+            bench_lecture(args, tmp, numbers)
+        if not args.skip_scale:
+            bench_scale(args, tmp, numbers)
+    finally:
+        if args.keep:
+            print(f"projects kept in {tmp}")
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+    if args.json:
+        Path(args.json).write_text(json.dumps(numbers, indent=1), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
