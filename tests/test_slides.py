@@ -1,0 +1,318 @@
+"""The deck in a real browser (system Chromium): offline, every step inside the frame, steppers that
+step with their explanations, a quiz that answers by mouse and keyboard, real Bengali glyphs,
+speaker notes on every content slide, Bengali slide numbers and the overview."""
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = ROOT / "tests" / "artifacts"
+LOCAL_SCHEMES = ("file:", "data:", "blob:", "about:")
+
+# Every visible box of the current slide against the 1280x720 frame; scrolling boxes are checked as
+# one box, and reported when their content is cut (scrollHeight > clientHeight).
+STEP_REPORT = r"""
+() => {
+  const frame = document.querySelector('.reveal .slides').getBoundingClientRect();
+  const slide = Reveal.getCurrentSlide();
+  const outside = [], cut = [];
+  const shown = el => { const cs = getComputedStyle(el);
+    return cs.visibility !== 'hidden' && cs.display !== 'none' && parseFloat(cs.opacity) > 0; };
+  const scrolls = el => /(auto|scroll|hidden|clip)/.test(getComputedStyle(el).overflowY + getComputedStyle(el).overflowX);
+  const name = el => el.tagName.toLowerCase() + (el.className && typeof el.className === 'string' ? '.' + el.className.trim().split(/\s+/).join('.') : '');
+  const walk = el => {
+    for (const child of el.children) {
+      // Screen-reader-only copies (KaTeX's MathML) are clipped to nothing on purpose.
+      if (child.tagName === 'ASIDE' || child.classList.contains('katex-mathml') || !shown(child)) continue;
+      const r = child.getBoundingClientRect();
+      if (r.width > 0 && r.height > 0 && (r.left < frame.left - 2 || r.right > frame.right + 2 ||
+          r.top < frame.top - 4 || r.bottom > frame.bottom + 2))
+        outside.push({box: name(child), text: child.textContent.trim().slice(0, 50),
+                      by: Math.round(Math.max(r.bottom - frame.bottom, r.right - frame.right, frame.top - r.top, frame.left - r.left))});
+      if (scrolls(child) && !child.classList.contains('katex')) {
+        if (child.scrollHeight > child.clientHeight + 2 || child.scrollWidth > child.clientWidth + 2)
+          cut.push({box: name(child), text: child.textContent.trim().slice(0, 50),
+                    marked: !!child.closest('.scrollable'),
+                    hidden: child.scrollHeight - child.clientHeight, wide: child.scrollWidth - child.clientWidth});
+        continue;
+      }
+      walk(child);
+    }
+  };
+  walk(slide);
+  return {outside, cut};
+}
+"""
+
+
+def open_deck(browser, rendered, fragment="", **context_args):
+    context = browser.new_context(viewport={"width": 1280, "height": 720}, **context_args)
+    page = context.new_page()
+    page.goto((rendered / "09-nn-module" / "slides.html").as_uri() + fragment)
+    page.wait_for_function("window.Reveal && Reveal.isReady()")
+    page.evaluate("document.fonts.ready.then(() => true)")
+    return context, page
+
+
+@pytest.fixture(scope="module")
+def deck(browser, rendered):
+    """The deck, loaded once; `requests` and `console` record what it did while loading."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    requests, console = [], []
+    page.on("request", lambda r: requests.append(r.url))
+    page.on("console", lambda m: console.append((m.type, m.text)) if m.type in ("error", "warning") else None)
+    page.on("pageerror", lambda e: console.append(("pageerror", str(e))))
+    page.goto((rendered / "09-nn-module" / "slides.html").as_uri())
+    page.wait_for_function("window.Reveal && Reveal.isReady()")
+    page.evaluate("document.fonts.ready.then(() => true)")
+    page.wait_for_timeout(300)
+    page.requests, page.console = requests, console
+    yield page
+    context.close()
+
+
+def slides_of(page):
+    return page.evaluate("""Reveal.getSlides().map(s => ({id: s.id, h: Reveal.getIndices(s).h, v: Reveal.getIndices(s).v || 0,
+        title: (s.querySelector('h1, h2') || {innerText: ''}).innerText.trim(),
+        level1: s.classList.contains('level1') || s.id === 'title-slide',
+        steps: new Set([...s.querySelectorAll('.fragment')].map(f => f.getAttribute('data-fragment-index'))).size}))""")
+
+
+def go(page, slide, fragment=-1):
+    page.evaluate(f"Reveal.slide({slide['h']}, {slide['v']}, {fragment})")
+
+
+def test_offline_and_quiet(deck):
+    network = [u for u in deck.requests if not u.startswith(LOCAL_SCHEMES)]
+    assert network == [], f"network requests: {network}"
+    assert deck.console == [], f"console errors/warnings: {deck.console}"
+
+
+def test_every_step_inside_the_frame(deck):
+    """Policy: nothing outside 1280x720 at any step; a scrolling code/output box may hide content
+    only when the author marked it `.scrollable`."""
+    outside, cut = [], []
+    slides = slides_of(deck)
+    for slide in slides:
+        for step in range(-1, slide["steps"]):
+            go(deck, slide, step)
+            report = deck.evaluate(STEP_REPORT)
+            where = f"{slide['id']} «{slide['title']}» step {step + 1}"
+            outside += [f"{where}: {b['box']} «{b['text']}» {b['by']}px out" for b in report["outside"]]
+            cut += [f"{where}: {b['box']} «{b['text']}» hides {b['hidden']}px down, {b['wide']}px across"
+                    for b in report["cut"] if not b["marked"]]
+    print(f"{len(slides)} slides, {sum(s['steps'] + 1 for s in slides)} steps checked")
+    assert not outside, "outside the frame:\n" + "\n".join(dict.fromkeys(outside))
+    assert not cut, "scrolling box cut, not marked .scrollable:\n" + "\n".join(dict.fromkeys(cut))
+
+
+def _steps(spec):
+    parts = spec.split("|")
+    return parts[1:] if parts and parts[0] == "" else parts
+
+
+def _lines(step):
+    out = []
+    for part in step.split(","):
+        a, _, b = part.strip().partition("-")
+        out += [str(n) for n in range(int(a), int(b or a) + 1)]
+    return out
+
+
+def declared_specs(rendered):
+    """Each stepper slide's `code-line-numbers`, as the renderer wrote it (before reveal.js runs)."""
+    html = (rendered / "09-nn-module" / "slides.html").read_text(encoding="utf-8")
+    specs = {}
+    for section in re.split(r"<section ", html):
+        ident = re.match(r'id="([^"]+)"', section)
+        spec = re.search(r'data-line-numbers="([^"]*)"', section)
+        if ident and spec and "stepper-slide" in section:
+            specs[ident.group(1)] = spec.group(1)
+    return specs
+
+
+def test_steppers_step_with_their_explanations(deck, rendered):
+    specs = declared_specs(rendered)
+    slides = [s for s in slides_of(deck) if deck.evaluate(
+        f"!!Reveal.getSlide({s['h']}, {s['v']}).querySelector('.stepper-slide')")]
+    assert slides, "the lecture has steppers"
+    problems = []
+    for slide in slides:
+        go(deck, slide, -1)
+        steps = _steps(specs[slide["id"]])
+        count = deck.evaluate("Reveal.getCurrentSlide().querySelectorAll('.stepper-step').length")
+        if count != len(steps):
+            problems.append(f"{slide['id']}: declares {len(steps)} steps, explains {count}")
+            continue
+        # The first step shows the whole code, then one highlight per declared step.
+        for k, declared in enumerate(steps, 1):
+            go(deck, slide, k - 1)
+            state = deck.evaluate("""() => {
+              const s = Reveal.getCurrentSlide();
+              const code = [...s.querySelectorAll('.stepper-slide code.hljs')].filter(c => c.classList.contains('current-fragment'))[0];
+              const current = [...s.querySelectorAll('.stepper-step.current-fragment')];
+              return {lines: code ? [...code.querySelectorAll('tr.highlight-line td[data-line-number]')]
+                                    .filter(td => td.classList.contains('hljs-ln-numbers')).map(td => td.getAttribute('data-line-number')) : null,
+                      step: current.map(c => c.textContent.trim().slice(0, 2)),
+                      opaque: current.map(c => getComputedStyle(c).opacity)};
+            }""")
+            if state["lines"] != _lines(declared):
+                problems.append(f"{slide['id']} step {k}: highlighted {state['lines']}, declared {declared}")
+            expected = re.sub(r"\d", lambda d: "০১২৩৪৫৬৭৮৯"[int(d.group())], str(k)) + "."
+            if len(state["step"]) != 1 or not state["step"][0].startswith(expected[:2].rstrip(".")):
+                problems.append(f"{slide['id']} step {k}: explanation shown {state['step']}, expected {expected}")
+    assert not problems, "\n".join(problems)
+
+
+def test_quiz_answers_by_click_and_keyboard(browser, rendered):
+    context, page = open_deck(browser, rendered, "#/sec-s12-quiz-1")
+    page.wait_for_timeout(300)
+    quiz = page.locator(".slide.present .quiz")
+    explain = quiz.locator(".quiz-explain")
+    assert not explain.evaluate("e => e.classList.contains('visible')")
+    wrong = quiz.locator(".quiz-option[data-correct='false']").first
+    wrong.click()
+    feedback = quiz.locator(".quiz-feedback")
+    assert "ঠিক নয়" in feedback.inner_text()
+    assert "wrong" in wrong.get_attribute("class")
+    assert explain.evaluate("e => e.classList.contains('visible')"), "the reason appears with the feedback"
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "quiz.png"))
+
+    # Keyboard only: next quiz, Tab to the right option, Space answers; Enter works as well.
+    page.evaluate("location.hash = '#/sec-s12-quiz-2'")
+    page.wait_for_timeout(300)
+    before = page.evaluate("Reveal.getIndices()")
+    right = page.locator(".slide.present .quiz-option[data-correct='true']")
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.matches('.slide.present .quiz-option[data-correct=\"true\"]')"):
+            break
+    else:
+        pytest.fail("Tab never reaches the right option")
+    page.keyboard.press("Space")
+    assert page.evaluate("Reveal.getIndices().h") == before["h"], "Space answered, did not change slide"
+    assert "right" in right.get_attribute("class")
+    assert "ঠিক!" in page.locator(".slide.present .quiz-feedback").inner_text()
+    page.locator(".slide.present .quiz-option[data-correct='false']").first.focus()
+    page.keyboard.press("Enter")
+    assert "ঠিক নয়" in page.locator(".slide.present .quiz-feedback").inner_text()
+    context.close()
+
+
+def test_quiz_in_the_speaker_view(browser, rendered):
+    """`S` opens the speaker view; its current-slide preview is the deck itself and answers too."""
+    context, page = open_deck(browser, rendered, "#/sec-s12-quiz-3")
+    with context.expect_page() as popup:
+        page.keyboard.press("s")
+    speaker = popup.value
+    speaker.wait_for_load_state()
+    frame = None
+    for _ in range(50):
+        frame = next((f for f in speaker.frames if "receiver" in f.url and f.parent_frame is not None), None)
+        if frame and frame.evaluate("!!(window.Reveal && Reveal.isReady() && document.querySelector('.slide.present .quiz'))"):
+            break
+        speaker.wait_for_timeout(200)
+    assert frame is not None, "speaker view shows the slide"
+    frame.locator(".slide.present .quiz-option[data-correct='true']").first.click()
+    assert "ঠিক!" in frame.locator(".slide.present .quiz-feedback").inner_text()
+    notes = speaker.locator(".speaker-controls-notes").inner_text()
+    assert re.search("[\u0980-\u09ff]", notes), "Bengali notes in the speaker view"
+    context.close()
+
+
+def test_quiz_prints_question_then_answer(rendered):
+    """Without the browser script (print, PDF) the quiz is the question and options, and the
+    answer with its reason is the next step."""
+    html = (rendered / "09-nn-module" / "slides.html").read_text(encoding="utf-8")
+    quizzes = re.findall(r'<div class="quiz".*?</div></div>', html, re.S)
+    assert quizzes
+    for quiz in quizzes:
+        assert 'class="quiz-explain fragment"' in quiz and "উত্তর:" in quiz
+
+
+def test_bengali_is_drawn_with_the_embedded_font(deck):
+    """The font that really draws a Bengali heading is the embedded web font (no .notdef boxes),
+    and the same text in a Latin-only font would fall back: its glyphs differ in width."""
+    deck.evaluate("location.hash = '#/sec-s1-register'")
+    deck.wait_for_timeout(300)
+    cdp = deck.context.new_cdp_session(deck)
+    cdp.send("DOM.enable")
+    cdp.send("CSS.enable")
+    root = cdp.send("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
+    for selector in (".slide.present h2", ".slide.present li"):
+        node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": selector})["nodeId"]
+        fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
+        # A web font reports its own family name and isCustomFont; a system font would not be custom.
+        used = [f for f in fonts if f["glyphCount"]]
+        assert used and all(f["isCustomFont"] and f["familyName"] == "Noto Sans Bengali" for f in used), \
+            f"{selector} drawn with {fonts}"
+    deck.evaluate("location.hash = '#/sec-s0-problem'")
+    deck.wait_for_timeout(300)
+    root = cdp.send("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
+    code = cdp.send("DOM.querySelector", {"nodeId": root, "selector": ".slide.present pre code.cell-code"})["nodeId"]
+    fonts = {f["familyName"]: f for f in cdp.send("CSS.getPlatformFontsForNode", {"nodeId": code})["fonts"]}
+    assert fonts.get("Noto Sans Mono", {}).get("isCustomFont"), fonts
+    # The Bengali comment inside the code falls back to the Bengali web font, not to boxes.
+    assert fonts.get("Noto Sans Bengali", {}).get("isCustomFont"), fonts
+    widths = deck.evaluate("""() => {
+      const probe = (family) => { const s = document.createElement('span'); s.textContent = 'বাংলায় শেখা';
+        s.style.font = '40px ' + family; s.style.position = 'absolute'; document.body.appendChild(s);
+        const w = s.getBoundingClientRect().width; s.remove(); return w; };
+      return [probe('"Noto Sans Bengali Web"'), probe('"No Such Font", "Noto Sans Mono Web", monospace')];
+    }""")
+    assert widths[0] > 0 and abs(widths[0] - widths[1]) > 1
+
+
+def test_speaker_notes_on_every_content_slide(deck):
+    missing = deck.evaluate("""Reveal.getSlides()
+        .filter(s => s.id !== 'title-slide' && !s.classList.contains('level1'))
+        .filter(s => !s.querySelector('aside.notes') || !s.querySelector('aside.notes').textContent.trim())
+        .map(s => s.id + ' «' + (s.querySelector('h2') || {innerText: ''}).innerText.trim() + '»')""")
+    assert missing == [], "content slides without speaker notes:\n" + "\n".join(missing)
+
+
+def test_slide_numbers_in_bengali_after_hash_navigation(browser, rendered):
+    context, page = open_deck(browser, rendered, "#/sec-s3-example")
+    page.wait_for_timeout(300)
+    number = page.inner_text(".slide-number")
+    assert re.search("[০-৯]", number) and not re.search("[0-9]", number), number
+    page.evaluate("location.hash = '#/sec-s7-keys'")
+    page.wait_for_timeout(300)
+    again = page.inner_text(".slide-number")
+    assert again != number and not re.search("[0-9]", again), again
+    page.keyboard.press("ArrowRight")
+    page.wait_for_timeout(200)
+    assert not re.search("[0-9]", page.inner_text(".slide-number"))
+    context.close()
+
+
+def test_overview_mode(deck):
+    deck.evaluate("Reveal.slide(2, 0)")
+    deck.locator("body").press("o")
+    deck.wait_for_timeout(300)
+    assert deck.evaluate("Reveal.isOverview()")
+    deck.keyboard.press("Escape")
+    deck.wait_for_timeout(300)
+    assert not deck.evaluate("Reveal.isOverview()")
+
+
+def test_title_slide_and_screenshots(browser, rendered):
+    context, page = open_deck(browser, rendered)
+    page.wait_for_timeout(300)
+    title = page.inner_text("#title-slide")
+    for text in ("বাংলায় PyTorch", "পর্ব ০৯ · ৯১-এর মধ্যে · মডিউল ২", "nn.Module দিয়ে model বানানো", "Building Models with nn.Module"):
+        assert text in title, text
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "title.png"))
+    page.evaluate("location.hash = '#/sec-s3-example'")
+    page.wait_for_timeout(300)
+    page.evaluate("Reveal.navigateFragment(2)")
+    page.wait_for_timeout(400)
+    page.screenshot(path=str(ARTIFACTS / "stepper.png"))
+    page.evaluate("location.hash = '#/sec-module'")
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(ARTIFACTS / "divider.png"))
+    context.close()
