@@ -146,12 +146,12 @@ SYNTHETIC = textwrap.dedent("""\
 
     # হিসাব {{#sec-count}}
 
-    ছোট একটি হিসাব: উত্তর `{{python}} ANSWER`।
-
     ```{{python}}
     #| label: setup
     from minipkg import ANSWER, square
     ```
+
+    ছোট একটি হিসাব: উত্তর `{{python}} ANSWER`।
 
     ```{{python}}
     #| label: squares
