@@ -294,13 +294,13 @@ def summary_lines(result, root=None):
     """What the render prints for one lecture: its execution, then each format."""
     if result.error:
         return [f"[{result.name}] FAILED"]
+    how = "executed" if result.executed else "cache hit, no kernel started"
+    lines = [f"[{result.name}] execute: {result.execute_seconds:.2f} s ({how})"]
     if result.executed:
         t = result.execution_timings
-        floor = t.get("kernel_start", 0.0) + sum(t.get("cells", {}).values())
-        how = f"executed; cells + kernel start {floor:.2f} s"
-    else:
-        how = "cache hit, no kernel started"
-    lines = [f"[{result.name}] execute: {result.execute_seconds:.2f} s ({how})"]
+        lines.append(f"[{result.name}]   kernel start {t.get('kernel_start', 0.0):.2f} s, "
+                     f"{len(t.get('cells', {}))} cells {sum(t.get('cells', {}).values()):.2f} s, "
+                     f"inline expressions {t.get('inline', 0.0):.2f} s")
     t = result.writer_timings
     for name, product in zip(result.written, result.products):
         seconds = sum(v for k, v in t.items() if k.endswith(name) or (name == "typst" and k == "typst"))
