@@ -43,8 +43,14 @@ local function stepper(div)
   end
 
   if C.slides then
-    -- reveal.js clones the code once per step as fragments; the explanations share their indices.
-    code.attributes["data-fragment-index"] = "0"
+    -- reveal.js clones the code once per step as fragments numbered from the code's own index;
+    -- starting at 1 gives step k the same index as explanation k. (find_code saw a copy.)
+    div = div:walk({ CodeBlock = function(cb)
+      if cb.attributes["code-line-numbers"] then
+        cb.attributes["data-fragment-index"] = "1"
+        return cb
+      end
+    end })
     local notes = {}
     for i, item in ipairs(items) do
       local step = pandoc.Div(item, pandoc.Attr("", { "fragment", "stepper-step", "fade-in-then-semi-out" },
