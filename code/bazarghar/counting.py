@@ -121,8 +121,8 @@ def own_param_table(model: nn.Module) -> list[tuple[str, str, int]]:
     শুধু যাদের আছে: (পথ, class-এর নাম, সংখ্যা)। recurse=False না দিলে
     Sequential আর root তাদের সন্তানদের parameter আবার গুনত।"""
     rows = []
-    for name, module in model.named_modules():
-        own = sum(p.numel() for p in module.parameters(recurse=False))
-        if own:
-            rows.append((name, type(module).__name__, own))
+    for path, mod in model.named_modules():
+        count = sum(t.numel() for t in mod.parameters(recurse=False))
+        if count:
+            rows.append((path, type(mod).__name__, count))
     return rows

@@ -30,10 +30,10 @@ class NumpyDropout:
 
     def __call__(self, h):
         h = np.asarray(h)
-        if not self.training or self.p == 0:
-            return h
-        survive = self.rng.random(h.shape) >= self.p
-        return h * survive / (1.0 - self.p)
+        if self.training and self.p > 0:
+            survive = self.rng.random(h.shape) >= self.p
+            return h * survive / (1.0 - self.p)
+        return h
 
 
 def dropout_stats_experiment(seed: int = 42, n_rows: int = 10_000, width: int = 16) -> dict:
@@ -56,10 +56,10 @@ def dropout_stats_experiment(seed: int = 42, n_rows: int = 10_000, width: int = 
     big = np.full((n_rows, width), 2.0)
     drop.train()
     stats = {}
-    for p in (0.1, 0.5):
-        drop.p = p
-        out = drop(big)
-        stats[p] = {"zero_frac": float(np.mean(out == 0)), "mean": float(out.mean())}
+    for rate in (0.1, 0.5):
+        drop.p = rate
+        dropped = drop(big)
+        stats[rate] = {"zero_frac": float(np.mean(dropped == 0)), "mean": float(dropped.mean())}
     unscaled = big * (rng.random(big.shape) >= 0.5)
     return {
         "train_1": first.tolist(),

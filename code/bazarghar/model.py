@@ -1,4 +1,4 @@
-"""DeliveryMLP: বাজারঘরের ডেলিভারি সময়ের ৩ → ১৬ → ৮ → ১ MLP।"""
+"""DeliveryMLP: বাজারঘরের ডেলিভারি সময় অনুমানের MLP (স্তর ৩ → ১৬ → ৮ → ১)।"""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ N_PARAMS = 209
 
 
 class DeliveryMLP(nn.Module):
-    """Input standardize করে ৩ → ১৬ → ৮ → ১ MLP; output আকার (N,)।
+    """আগে input standardize, তারপর স্তর ৩ → ১৬ → ৮ → ১; output-এর আকার (N,)।
 
     ``x_mean`` আর ``x_std`` buffer: state_dict-এ যায়, .to()/.double()-এর সঙ্গে সরে,
     কিন্তু parameters()-এ আসে না। কোনো আর্গুমেন্ট না দিলে গড় ০ আর std ১।
@@ -52,8 +52,9 @@ class DeliveryMLP(nn.Module):
         self.head = nn.Linear(8, 1)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        z = (x - self.x_mean) / self.x_std
-        return self.head(self.hidden(z)).squeeze(-1)
+        standardized = (x - self.x_mean) / self.x_std
+        features = self.hidden(standardized)
+        return self.head(features).squeeze(-1)
 
 
 def build_model(seed: int = DATA_SEED, n: int = 400, p_drop: float = 0.1) -> DeliveryMLP:

@@ -51,8 +51,12 @@ class TwoHead(nn.Module):
 
     def __init__(self):
         super().__init__()
+        # ভাগ করা body: দুই head-ই এর output পড়ে
         self.body = nn.Sequential(nn.Linear(3, 16), nn.ReLU())
-        self.heads = nn.ModuleDict({"time": nn.Linear(16, 1), "late": nn.Linear(16, 2)})
+        # নাম দিয়ে বাছা head: "time" মিনিট দেয়, "late" দুই শ্রেণির score
+        self.heads = nn.ModuleDict()
+        self.heads["time"] = nn.Linear(16, 1)
+        self.heads["late"] = nn.Linear(16, 2)
 
     def forward(self, x):
         shared = self.body(x)

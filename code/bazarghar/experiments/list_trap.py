@@ -21,7 +21,8 @@ class ListMLP(nn.Module):
 
     def __init__(self, sizes):
         super().__init__()
-        self.layers = [nn.Linear(a, b) for a, b in zip(sizes, sizes[1:])]
+        pairs = zip(sizes[:-1], sizes[1:])
+        self.layers = [nn.Linear(n_in, n_out) for n_in, n_out in pairs]
 
     def forward(self, x):
         return _run_stack(self.layers, x)

@@ -26,8 +26,8 @@ class Renamed(DeliveryMLP):
         del self.head
 
     def forward(self, x):
-        z = (x - self.x_mean) / self.x_std
-        return self.out(self.hidden(z)).squeeze(-1)
+        h = self.hidden((x - self.x_mean) / self.x_std)
+        return self.out(h).squeeze(-1)
 
 
 def key_error_lines(err: BaseException, max_len: int = 160) -> list[str]:

@@ -27,9 +27,9 @@ def module_tour(seed: int = DATA_SEED) -> dict:
 
     lin = model.hidden[0]
     with torch.no_grad():
-        z = (X[:2] - model.x_mean) / model.x_std
-        by_hand = z @ lin.weight.T + lin.bias  # y = x Wᵀ + b
-        diff = (lin(z) - by_hand).abs().max().item()
+        first_two = (X[:2] - model.x_mean) / model.x_std
+        by_hand = first_two @ lin.weight.T + lin.bias  # weight (out, in), তাই .T
+        diff = (lin(first_two) - by_hand).abs().max().item()
     return {
         "model": model,
         "torch_version": torch.__version__,
