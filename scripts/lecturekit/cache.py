@@ -59,7 +59,8 @@ def execution_key(lecture, code_dir, versions):
         if isinstance(block, qmd.Cell):
             feed(["cell", block.code, block.options])
         else:
-            feed(["inline", qmd.inline_expressions(block.text), qmd.claim_expressions(block.text)])
+            # Claims' sentences are prose; only their expressions run in the kernel.
+            feed(["inline", qmd.inline_expressions(block.text), [e for _, e in qmd.claim_expressions(block.text)]])
     feed(["code", _file_digests(code_dir)])
     # Data files next to the lecture can be read by cells; the prose (.qmd) is not part of the key.
     feed(["lecture-files", _file_digests(lecture.root, skip_suffixes=(".qmd",))])
