@@ -30,6 +30,16 @@ def _option_lines(options):
     return "".join(f"#| {line}\n" for line in text.splitlines())
 
 
+def _current_claims(block, ran):
+    """Claim results with today's sentence and line: a cached execution may predate a prose edit."""
+    lines = block.text.split("\n")
+    current = []
+    for (sentence, expr), result in zip(qmd.claim_expressions(block.text), ran):
+        line = block.line + next((i for i, text in enumerate(lines) if expr in text), 0)
+        current.append({**result, "sentence": sentence, "file": str(block.file), "line": line})
+    return current
+
+
 def executed_notebook(lecture, results, project_root):
     """Build the executed notebook from the parsed lecture and the execution results."""
     nb = nbformat.v4.new_notebook()
@@ -48,7 +58,8 @@ def executed_notebook(lecture, results, project_root):
             cell = nbformat.v4.new_markdown_cell(text)
             inline = [{"expr": e, "value": v} for e, v in
                       zip(qmd.inline_expressions(block.text), results["inline"][md_index])]
-            cell.metadata["lecture"] = {**where(block), "inline": inline, "claims": results["claims"][md_index]}
+            cell.metadata["lecture"] = {**where(block), "inline": inline,
+                                        "claims": _current_claims(block, results["claims"][md_index])}
             md_index += 1
         else:
             ran = results["cells"][cell_index]
