@@ -34,7 +34,7 @@ DIV_CLASSES = {
     "content-visible", "content-hidden", "smaller", "r-fit-text", "r-stack",
     "callout-note", "callout-tip", "callout-warning", "callout-important", "callout-caution",
     "stepper", "quiz", "explain", "exercise", "discussion", "solution", "remember", "glossary",
-    "claim", "appendix",
+    "claim", "appendix", "scrollable",
 }
 
 FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})\s*(?P<info>.*?)\s*$")
