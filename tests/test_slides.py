@@ -316,3 +316,43 @@ def test_title_slide_and_screenshots(browser, rendered):
     page.wait_for_timeout(300)
     page.screenshot(path=str(ARTIFACTS / "divider.png"))
     context.close()
+
+
+def test_print_deck_writes_one_page_per_step_and_a_notes_version(mini):
+    """scripts/print-deck on a small deck: decktape with the system Chromium, then the notes print."""
+    import shutil
+    import subprocess
+    from conftest import ROOT
+    mini.write("""
+        # অংশ {#sec-a}
+
+        ## প্রথম স্লাইড {#sec-b}
+
+        প্রথম কথা।
+
+        . . .
+
+        দ্বিতীয় কথা।
+
+        ::: {.notes}
+        বক্তার নোট।
+        :::
+        """)
+    assert mini.render().returncode == 0
+    (mini.root / "scripts").mkdir()
+    shutil.copy(ROOT / "scripts" / "print-deck", mini.root / "scripts" / "print-deck")
+    (mini.root / ".venv").symlink_to(ROOT / ".venv")
+    result = subprocess.run([str(mini.root / "scripts" / "print-deck"), "--notes", "demo"],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    out = mini.root / "_output" / "demo"
+
+    def pages(pdf):
+        info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True).stdout
+        return int(re.search(r"Pages:\s+(\d+)", info).group(1))
+
+    # title, section divider, the slide before and after its pause
+    assert pages(out / "slides.pdf") == 4
+    notes = subprocess.run(["pdftotext", "-raw", str(out / "slides-notes.pdf"), "-"],
+                           capture_output=True, text=True).stdout
+    assert "বক্তার নোট।" in notes
