@@ -207,12 +207,12 @@ def test_answers_only_in_the_appendix(text):
 
 def test_cover_toc_running_header_numbers(handout, text):
     first = pdf_text_page(handout, 1)
-    for part in ("বাংলায় PyTorch", "পর্ব ৯", "৯১-এর মধ্যে", "মডিউল ২", "nn.Module দিয়ে model বানানো"):
+    for part in ("বাংলায় PyTorch", "পর্ব ০৯", "৯১-এর মধ্যে", "মডিউল ২", "nn.Module দিয়ে model বানানো"):
         assert part in first, part
     assert re.search(r"PyTorch \d", first), "the cover names the versions the outputs came from"
     assert "সূচিপত্র" in pdf_text_page(handout, 2)
     page5 = pdf_text_page(handout, 5)
-    assert "বাংলায় PyTorch · পর্ব ৯" in page5 and re.search(r"^৫$", page5, re.M), "running header, Bengali page number"
+    assert "বাংলায় PyTorch · পর্ব ০৯" in page5 and re.search(r"^৫$", page5, re.M), "running header, Bengali page number"
     assert "ছবি ৯.১" in text and "সারণি ৯.১" in text
     for box in ("মনে রাখুন", "শব্দকোষ", "অনুশীলনী ১", "প্রশ্ন ১"):
         assert box in text, box
