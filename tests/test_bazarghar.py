@@ -10,7 +10,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from torch import nn
 
 import bazarghar
 from bazarghar import (

@@ -5,7 +5,6 @@ code/) keep each kernel start cheap; the last test checks the real lectures from
 """
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess

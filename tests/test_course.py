@@ -5,7 +5,6 @@ import shutil
 import textwrap
 import time
 import zipfile
-from pathlib import Path
 
 import pytest
 

@@ -23,3 +23,16 @@ class LectureError(Exception):
         if self.detail:
             text += "\n" + self.detail.rstrip()
         return text
+
+
+def run_command(body, interrupted="interrupted"):
+    """Run a command's body: a LectureError becomes one message and exit 1, Ctrl-C exit 130."""
+    import sys
+    try:
+        return body()
+    except LectureError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(interrupted, file=sys.stderr)
+        return 130

@@ -15,7 +15,7 @@ import time
 from dataclasses import asdict
 
 from . import course, site
-from .errors import LectureError
+from .errors import run_command
 from .execute import progress_printer
 from .project import Project
 from .writers import FORMATS
@@ -81,14 +81,7 @@ def render(argv=None):
 
 
 def main(argv=None):
-    try:
-        return render(argv)
-    except LectureError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("interrupted; previous products left as they were", file=sys.stderr)
-        return 130
+    return run_command(lambda: render(argv), interrupted="interrupted; previous products left as they were")
 
 
 if __name__ == "__main__":

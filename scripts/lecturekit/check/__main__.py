@@ -12,7 +12,7 @@ import argparse
 import os
 import sys
 
-from ..errors import LectureError
+from ..errors import LectureError, run_command
 from ..execute import progress_printer
 from ..project import Project
 from .accept import accept, unknown_labels
@@ -93,7 +93,8 @@ def run_check(args, project, say):
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     say = progress_printer()
-    try:
+
+    def body():
         project = Project.find()
         _split_accept(args, project)
         if args.compare_python:
@@ -101,12 +102,7 @@ def main(argv=None):
                 raise LectureError("--accept and --compare-python do not go together")
             return run_compare(args, project, say)
         return run_check(args, project, say)
-    except LectureError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+    return run_command(body)
 
 
 if __name__ == "__main__":
