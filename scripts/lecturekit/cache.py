@@ -15,22 +15,29 @@ from . import qmd
 
 CACHE_FORMAT = 2  # bump when the layout of a cache entry changes
 
+# Runs here or in another environment's interpreter, so it must need nothing but the stdlib.
 _VERSIONS_PROBE = """
-import importlib.metadata as m, json, platform
-def v(name):
-    try:
-        return m.version(name)
-    except m.PackageNotFoundError:
-        return None
-print(json.dumps({"python": platform.python_version(), "torch": v("torch"), "numpy": v("numpy"),
-                  "ipykernel": v("ipykernel")}))
+def versions():
+    import importlib.metadata as m, platform
+    def v(name):
+        try:
+            return m.version(name)
+        except m.PackageNotFoundError:
+            return None
+    return {"python": platform.python_version(), "torch": v("torch"), "numpy": v("numpy"),
+            "ipykernel": v("ipykernel")}
 """
 
 
 def environment_versions(python=None):
     """Versions of the interpreter that will run the kernel, read without importing torch."""
-    python = python or sys.executable
-    out = subprocess.run([python, "-c", _VERSIONS_PROBE], capture_output=True, text=True, check=True)
+    if python is None or Path(python).resolve() == Path(sys.executable).resolve():
+        # The kernel runs this very environment: read the versions here, no second interpreter.
+        scope = {}
+        exec(_VERSIONS_PROBE, scope)
+        return scope["versions"]()
+    probe = _VERSIONS_PROBE + "\nimport json\nprint(json.dumps(versions()))"
+    out = subprocess.run([python, "-c", probe], capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
 
 
