@@ -19,7 +19,29 @@ import typst
 from .emit import MarkdownEmitter
 from .errors import LectureError
 
-FONT_DIRS = ["/usr/share/fonts/truetype/noto", "/usr/share/fonts/truetype/dejavu"]
+# The handout's fonts (Debian fonts-noto-core and fonts-dejavu-core). Typst sees only these: the
+# same PDF on every machine, and no scan of the hundreds of other Noto files at each compile.
+FONT_FILES = {
+    "/usr/share/fonts/truetype/noto": ["NotoSans-*.ttf", "NotoSansBengali-*.ttf"],
+    "/usr/share/fonts/truetype/dejavu": ["DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSansMono*.ttf"],
+}
+
+
+def handout_fonts(project):
+    """A folder of links to exactly the handout's fonts."""
+    folder = project.build_dir / "fonts"
+    folder.mkdir(parents=True, exist_ok=True)
+    for directory, patterns in FONT_FILES.items():
+        for pattern in patterns:
+            found = sorted(Path(directory).glob(pattern))
+            if not found:
+                raise LectureError(f"font {directory}/{pattern} is missing; install it with: "
+                                   "apt-get install fonts-noto-core fonts-dejavu-core")
+            for font in found:
+                link = folder / font.name
+                if not link.exists():
+                    link.symlink_to(font)
+    return folder
 
 
 # Option converters: each takes the option's value and the project root, returns pandoc arguments.
@@ -259,7 +281,7 @@ class LectureWriter:
         executed_at = self.execution.notebook.metadata.get("lecture", {}).get("executed_at")
         try:
             typst.compile(str(typ), output=str(pdf), root=str(self.project.root),
-                          font_paths=[d for d in FONT_DIRS if Path(d).exists()],
+                          font_paths=[str(handout_fonts(self.project))], ignore_system_fonts=True,
                           timestamp=executed_at or 0, pdf_tags=True)
         except Exception as err:  # typst raises its own error type with the diagnostics
             raise LectureError(f"typst could not compile the handout: {err}", typ) from None
