@@ -178,7 +178,7 @@ def _lecture_item(project, lecture_dir, meta):
         elif file != ZIP_NAME:
             links.append(f'<span title="এখনও তৈরি হয়নি">{label}: এখনও তৈরি হয়নি</span>')
     episode = meta.get("episode")
-    ep = f"পর্ব {bn_number(episode)}" if episode is not None else ""
+    ep = f"পর্ব {bn_number(f'{episode:02d}' if isinstance(episode, int) else episode)}" if episode is not None else ""
     title = html.escape(str(meta.get("title") or name))
     sub = meta.get("title-en")
     sub_html = f'<span class="en" lang="en">{html.escape(str(sub))}</span>' if sub else ""
