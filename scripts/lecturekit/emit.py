@@ -20,7 +20,12 @@ FIGURE_MIMES = {
 }
 MIME_SUFFIX = {"image/svg+xml": ".svg", "image/png": ".png", "application/pdf": ".pdf"}
 
-ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+# Terminal colour and cursor codes (CSI) and window-title sequences (OSC): never part of an output's text.
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
+
+
+def strip_ansi(text):
+    return ANSI.sub("", text)
 
 
 def _fence(text, info=""):
@@ -35,7 +40,7 @@ def _attr_value(text):
 
 
 def _text_output(kind, text):
-    return f"::: {{.cell-output .cell-output-{kind}}}\n" + _fence(ANSI.sub("", text)) + ":::\n"
+    return f"::: {{.cell-output .cell-output-{kind}}}\n" + _fence(strip_ansi(text)) + ":::\n"
 
 
 class MarkdownEmitter:

@@ -17,6 +17,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
 from . import qmd
+from .emit import strip_ansi
 from .errors import LectureError
 
 DEFAULT_TIMEOUT = 120  # seconds per cell, unless the cell or _quarto.yml says otherwise
@@ -56,15 +57,10 @@ finally:
 """
 
 
-def _strip_ansi(text):
-    import re
-    return re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", text)
-
-
 def _traceback(outputs):
     for out in outputs:
         if out.get("output_type") == "error":
-            return _strip_ansi("\n".join(out.get("traceback", []))) or f"{out['ename']}: {out['evalue']}"
+            return strip_ansi("\n".join(out.get("traceback", []))) or f"{out['ename']}: {out['evalue']}"
     return None
 
 
@@ -174,7 +170,7 @@ class LectureExecutor:
     def _batch(self, client, block):
         """A markdown block's inline expressions and claims in one request (one round trip instead
         of one per expression); each still prints exactly what it would print on its own.
-        None when anything raises."""
+        None when an expression raises, so the caller can name it."""
         exprs = qmd.inline_expressions(block.text)
         claims = qmd.claim_expressions(block.text)
         if not exprs and not claims:
@@ -182,10 +178,8 @@ class LectureExecutor:
         items = [f"lambda: print({expr}, end='')" for expr in exprs]
         items += ["lambda: " + _CLAIM_CODE.format(expr=expr) for _sentence, expr in claims]
         source = _BATCH_CODE.format(items=",\n    ".join(items))
-        try:
-            executed = self._execute(client, source, (block.file, block.line), None, self.timeout)
-        except LectureError:
-            return None
+        # A time-out or a dead kernel is final; only an expression that raised is retried alone.
+        executed = self._execute(client, source, (block.file, block.line), None, self.timeout)
         if _traceback(executed.outputs):
             return None
         try:
@@ -199,13 +193,12 @@ class LectureExecutor:
                 value = json.loads(text or "null")
             except json.JSONDecodeError:
                 return None
-            line = block.line + next((i for i, t in enumerate(block.text.split("\n")) if expr in t), 0)
-            found.append({"sentence": sentence, "expr": expr, "file": str(block.file), "line": line,
+            found.append({"sentence": sentence, "expr": expr, "file": str(block.file), "line": block.line_of(expr),
                           "ok": value is True, "error": None})
         return values, found
 
     def _inline(self, client, block, expr):
-        line = block.line + next((i for i, text in enumerate(block.text.split("\n")) if expr in text), 0)
+        line = block.line_of(expr)
         executed = self._execute(client, f"print({expr}, end='')", (block.file, line), None, self.timeout)
         traceback = _traceback(executed.outputs)
         if traceback:
@@ -213,7 +206,7 @@ class LectureExecutor:
         return _stdout(executed.outputs)
 
     def _claim(self, client, block, sentence, expr):
-        line = block.line + next((i for i, text in enumerate(block.text.split("\n")) if expr in text), 0)
+        line = block.line_of(expr)
         executed = self._execute(client, _CLAIM_CODE.format(expr=expr), (block.file, line), None, self.timeout)
         traceback = _traceback(executed.outputs)
         value = None if traceback else json.loads(_stdout(executed.outputs) or "null")

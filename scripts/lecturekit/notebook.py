@@ -32,11 +32,9 @@ def _option_lines(options):
 
 def _current_claims(block, ran):
     """Claim results with today's sentence and line: a cached execution may predate a prose edit."""
-    lines = block.text.split("\n")
     current = []
     for (sentence, expr), result in zip(qmd.claim_expressions(block.text), ran):
-        line = block.line + next((i for i, text in enumerate(lines) if expr in text), 0)
-        current.append({**result, "sentence": sentence, "file": str(block.file), "line": line})
+        current.append({**result, "sentence": sentence, "file": str(block.file), "line": block.line_of(expr)})
     return current
 
 

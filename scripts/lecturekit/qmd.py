@@ -55,6 +55,11 @@ class Markdown:
     file: Path
     line: int
 
+    def line_of(self, needle):
+        """Source line of the first line of this run that contains needle (else the run's first)."""
+        lines = self.text.split("\n")
+        return self.line + next((i for i, text in enumerate(lines) if needle in text), 0)
+
 
 @dataclass
 class Cell:

@@ -18,7 +18,8 @@ Numbers are not normalised: they are compared exactly unless the cell declares `
 """
 import re
 
-ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
+from ..emit import strip_ansi
+
 ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{8,16}\b")
 SITE_PACKAGES = re.compile(r"[^\s\"'(),]*/(?:site|dist)-packages/")
 TEMP_PATH = re.compile(r"(?:/private)?(?:/tmp|/var/tmp|/var/folders/[^/\s]+/[^/\s]+/T)/tmp[a-z0-9_]{8}\b")
@@ -27,7 +28,7 @@ TRAILING_SPACE = re.compile(r"[ \t]+$", re.MULTILINE)
 
 def normalise(text, project_root=None):
     """Apply the documented normalisers to one text."""
-    text = ANSI.sub("", text)
+    text = strip_ansi(text)
     text = ADDRESS.sub("0x…", text)
     if project_root:
         text = text.replace(str(project_root), "<project>")
