@@ -41,7 +41,8 @@ def environment_versions(python=None):
     return json.loads(out.stdout)
 
 
-def _file_digests(folder, skip_suffixes=()):
+def file_digests(folder, skip_suffixes=()):
+    """(relative path, sha256) of every file under folder, in order."""
     digests = []
     folder = Path(folder)
     if not folder.exists():
@@ -68,9 +69,9 @@ def execution_key(lecture, code_dir, versions):
         else:
             # Claims' sentences are prose; only their expressions run in the kernel.
             feed(["inline", qmd.inline_expressions(block.text), [e for _, e in qmd.claim_expressions(block.text)]])
-    feed(["code", _file_digests(code_dir)])
+    feed(["code", file_digests(code_dir)])
     # Data files next to the lecture can be read by cells; the prose (.qmd) is not part of the key.
-    feed(["lecture-files", _file_digests(lecture.root, skip_suffixes=(".qmd",))])
+    feed(["lecture-files", file_digests(lecture.root, skip_suffixes=(".qmd",))])
     return h.hexdigest()
 
 

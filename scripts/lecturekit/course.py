@@ -24,7 +24,7 @@ from pathlib import Path
 from . import cache
 from .build import execute_lecture
 from .errors import LectureError
-from .notebook import write_notebook
+from .notebook import notebook_bytes, write_notebook
 from .project import Project
 from .writers import FORMATS, LectureWriter, woff2_katex
 
@@ -33,14 +33,8 @@ MANIFEST = "products.json"
 WRITER_MODULES = ("emit.py", "writers.py")
 
 
-def _digest_files(h, folder, root):
-    folder = Path(folder)
-    if not folder.exists():
-        return
-    for path in sorted(folder.rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts:
-            h.update(path.relative_to(root).as_posix().encode() + b"\0")
-            h.update(hashlib.sha256(path.read_bytes()).digest())
+def _digest_files(h, folder):
+    h.update(json.dumps(cache.file_digests(folder)).encode())
 
 
 def _version(package):
@@ -54,7 +48,7 @@ def theme_digest(project):
     """What every lecture's products depend on besides the lecture itself."""
     h = hashlib.sha256()
     h.update((project.root / "_quarto.yml").read_bytes())
-    _digest_files(h, project.root / "_extensions", project.root)
+    _digest_files(h, project.root / "_extensions")
     for name in ("package-lock.json",):
         path = project.root / name
         if path.exists():
@@ -66,23 +60,12 @@ def theme_digest(project):
     return h.hexdigest()
 
 
-def notebook_bytes(nb):
-    """The executed notebook as written. nbformat gives new cells random ids; positional ids make
-    the same execution the same bytes (and the same product inputs)."""
-    for index, cell in enumerate(nb.cells):
-        if "id" in cell:
-            cell["id"] = f"cell-{index}"
-    # nbformat's own serialisation (v4: sorted keys, indent 1), without its schema validation,
-    # which costs more than everything else a no-change rebuild does per lecture.
-    return (json.dumps(nb, sort_keys=True, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
-
-
 def product_inputs(theme, nb_bytes, lecture_root, fmt_name):
     """The hash a product is written from: executed notebook, the lecture folder, theme, format."""
     h = hashlib.sha256()
     h.update(f"{theme}\0{fmt_name}\0".encode())
     h.update(hashlib.sha256(nb_bytes).digest())
-    _digest_files(h, lecture_root, lecture_root)
+    _digest_files(h, lecture_root)
     return h.hexdigest()
 
 
@@ -136,21 +119,11 @@ class LectureResult:
     error: str | None = None
 
 
-def _write_notebook_if_changed(project, name, nb, data):
-    path = project.notebook_path(name)
-    try:
-        if path.read_bytes() == data:
-            return
-    except OSError:
-        pass
-    write_notebook(nb, path)
-
-
 def write_products(project, execution, formats, theme, result, *, force=False):
     """Write the formats whose inputs changed (all with `force`), concurrently; update the manifest."""
     name = execution.lecture.name
     data = notebook_bytes(execution.notebook)
-    _write_notebook_if_changed(project, name, execution.notebook, data)
+    write_notebook(execution.notebook, project.notebook_path(name), data)
     manifest = Manifest(project, name)
     inputs = {fmt.name: product_inputs(theme, data, execution.lecture.root, fmt.name) for fmt in formats}
     todo = [fmt for fmt in formats if force or not manifest.fresh(fmt, inputs[fmt.name])]
@@ -190,8 +163,7 @@ def build_lecture(root, lecture_dir, format_names, *, versions=None, fresh=False
         result.execute_seconds = execution.seconds
         result.execution_timings = execution.timings if result.executed else {}
         if execute_only:
-            _write_notebook_if_changed(project, result.name, execution.notebook,
-                                       notebook_bytes(execution.notebook))
+            write_notebook(execution.notebook, project.notebook_path(result.name))
         else:
             write_products(project, execution, [FORMATS[n] for n in format_names],
                            theme or theme_digest(project), result, force=force)

@@ -3,6 +3,7 @@
 It is self-contained the way `quarto render` needs it: the front matter in a first raw cell, includes
 resolved, inline expressions replaced by their values, cell options kept as `#|` lines.
 """
+import json
 import os
 import re
 from pathlib import Path
@@ -72,13 +73,28 @@ def executed_notebook(lecture, results, project_root):
     nb.metadata["lecture"] = {"name": lecture.name, "versions": results.get("versions", {}),
                               "key": results.get("key"),
                               "executed_at": results.get("executed_at")}
+    # nbformat gives new cells random ids; positional ids make the same execution the same bytes.
+    for index, cell in enumerate(nb.cells):
+        cell["id"] = f"cell-{index}"
     return nb
 
 
-def write_notebook(nb, path):
-    """Write atomically: a reader never sees half a notebook."""
+def notebook_bytes(nb):
+    """The notebook as written: nbformat's v4 layout (sorted keys, indent 1), without its schema
+    validation, which would cost more than everything else a no-change rebuild does."""
+    return (json.dumps(nb, sort_keys=True, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def write_notebook(nb, path, data=None):
+    """Write atomically (a reader never sees half a notebook), and not at all when unchanged."""
     path = Path(path)
+    data = notebook_bytes(nb) if data is None else data
+    try:
+        if path.read_bytes() == data:
+            return
+    except OSError:
+        pass
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
-    nbformat.write(nb, str(tmp))
+    tmp.write_bytes(data)
     os.replace(tmp, path)
