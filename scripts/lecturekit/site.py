@@ -17,11 +17,11 @@ import zipfile
 from pathlib import Path
 
 from . import qmd
+from .writers import BENGALI_DIGITS
 
 ZIP_NAME = "code.zip"
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 FONT = Path("node_modules/@fontsource-variable/noto-sans-bengali/files/noto-sans-bengali-bengali-wght-normal.woff2")
-BENGALI_DIGITS = str.maketrans("0123456789", "০১২৩৪৫৬৭৮৯")
 
 
 def bn_number(value):
