@@ -10,7 +10,6 @@ import re
 import threading
 from pathlib import Path
 
-import yaml
 
 # Preferred figure data per format: SVG keeps slides sharp; Typst mangles Bengali inside SVG, so
 # the handout takes the PDF rendering of the same graph.
@@ -125,10 +124,3 @@ class MarkdownEmitter:
         ident = f"#{label} " if label and label.startswith("fig-") else ""
         return (f"![{caption}](media/{name}){{{ident}fig-alt=\"{_attr_value(alt)}\"}}\n")
 
-
-def front_matter(nb):
-    """The lecture's metadata from the first raw cell."""
-    first = nb.cells[0] if nb.cells else None
-    if first is None or first.cell_type != "raw":
-        return {}
-    return yaml.safe_load(first.source.strip().strip("-")) or {}
