@@ -1,14 +1,20 @@
 """A course of several lectures: parallel executions, only stale work redone, the index and code zips."""
+import concurrent.futures as cf
 import html.parser
 import json
 import shutil
+import sys
 import textwrap
 import time
 import zipfile
 
 import pytest
 
-from conftest import FRONT, run_render
+from conftest import FRONT, ROOT, run_render
+
+sys.path.insert(0, str(ROOT / "scripts"))
+from lecturekit.project import Project  # noqa: E402
+from lecturekit.writers import handout_fonts  # noqa: E402
 
 LECTURE = textwrap.dedent("""\
     # হিসাব {{#sec-count}}
@@ -179,3 +185,17 @@ def test_code_zip_is_deterministic_and_holds_the_scripts(course, tmp_path):
     ran = subprocess.run([sys.executable, "scripts/01_answer.py"], cwd=tmp_path / "unpacked" / "01-part",
                          capture_output=True, text=True, env={"PYTHONPATH": "."})
     assert ran.stdout.strip() == "42", ran.stderr
+
+
+def test_handout_fonts_survive_concurrent_renders_and_stale_links(mini):
+    """Parallel workers (or two renders at once) link the same fonts; none may fail on the other's link."""
+    project = Project(mini.root)
+    folder = project.build_dir / "fonts"
+    folder.mkdir(parents=True)
+    (folder / "NotoSans-Bold.ttf").symlink_to("/nonexistent/NotoSans-Bold.ttf")  # another machine's
+    with cf.ThreadPoolExecutor(8) as pool:
+        folders = set(pool.map(lambda _: handout_fonts(project), range(32)))
+    assert folders == {folder}
+    links = sorted(folder.iterdir())
+    assert links and all(link.is_symlink() and link.resolve().is_file() for link in links), links
+    assert not [link for link in links if link.name.startswith(".")]

@@ -26,7 +26,7 @@ from .build import execute_lecture
 from .errors import LectureError
 from .notebook import notebook_bytes, write_notebook
 from .project import Project
-from .writers import FORMATS, LectureWriter, woff2_katex
+from .writers import FORMATS, LectureWriter, handout_fonts, woff2_katex
 
 MANIFEST = "products.json"
 # The write stage's own code: a change to it changes every product.
@@ -237,8 +237,11 @@ def build_course(project, lecture_dirs, format_names=None, *, jobs=None, fresh=F
             results[p.name] = LectureResult(p.name, skipped=[] if execute_only else list(format_names),
                                             execute_seconds=p.seconds)
     todo = [p for p in plans if p.name not in results]
+    # Assets every lecture shares are prepared once, before the workers start.
     if todo and not execute_only and "revealjs" in format_names:
-        woff2_katex(project)  # shared by every deck: prepared once, before the workers start
+        woff2_katex(project)
+    if todo and not execute_only and "typst" in format_names:
+        handout_fonts(project)
     kwargs = dict(versions=versions, fresh=fresh, execute_only=execute_only, force=force, theme=theme)
 
     def done(result):

@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import subprocess
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,8 +40,14 @@ def handout_fonts(project):
                                    "apt-get install fonts-noto-core fonts-dejavu-core")
             for font in found:
                 link = folder / font.name
-                if not link.exists():
-                    link.symlink_to(font)
+                if link.is_symlink() and link.readlink() == font:
+                    continue
+                # Linked aside and renamed into place: a concurrent render, or a stale link left
+                # by another machine's fonts, never makes this fail.
+                aside = folder / f".{font.name}.{os.getpid()}.{threading.get_ident()}"
+                aside.unlink(missing_ok=True)
+                aside.symlink_to(font)
+                os.replace(aside, link)
     return folder
 
 
