@@ -90,6 +90,13 @@ def test_offline_and_quiet(deck):
     assert deck.console == [], f"console errors/warnings: {deck.console}"
 
 
+def test_deck_is_a_condensed_lecture(deck):
+    """The slides are the instructor's condensed version: roughly 40-80 slides, dividers included."""
+    total = deck.evaluate("Reveal.getTotalSlides()")
+    print(f"deck: {total} slides")
+    assert 40 <= total <= 80, total
+
+
 def test_every_step_inside_the_frame(deck):
     """Policy: nothing outside 1280x720 at any step; a scrolling code/output box may hide content
     only when the author marked it `.scrollable`."""
