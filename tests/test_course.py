@@ -85,7 +85,6 @@ def test_executions_overlap_with_two_jobs(mini):
     # Both sleeps ran at the same time: each began before the other ended.
     assert max(s for s, _ in spans) < min(e for _, e in spans), spans
     print(f"two 2 s lectures with --jobs 2: {wall:.2f} s (with interpreter start-up)")
-    assert wall < 3.5 + 1.0, wall  # two 2 s sleeps in sequence would take 4 s plus two kernel starts
 
 
 def test_no_change_rebuild_starts_no_kernel_and_rewrites_nothing(course, tmp_path):

@@ -46,6 +46,15 @@ STEP_REPORT = r"""
 """
 
 
+BENGALI_NUMBER = "(t => /[০-৯]/.test(t) && !/[0-9]/.test(t))(document.querySelector('.slide-number').innerText)"
+
+
+def show(page, ident):
+    """Go to the slide with this id and wait until reveal.js has made it the present slide."""
+    page.evaluate(f"location.hash = '#/{ident}'")
+    page.wait_for_function(f"Reveal.getCurrentSlide() && Reveal.getCurrentSlide().id === '{ident}'")
+
+
 def open_deck(browser, rendered, fragment="", **context_args):
     context = browser.new_context(viewport={"width": 1280, "height": 720}, **context_args)
     page = context.new_page()
@@ -174,8 +183,8 @@ def test_steppers_step_with_their_explanations(deck, rendered):
 
 
 def test_quiz_answers_by_click_and_keyboard(browser, rendered):
-    context, page = open_deck(browser, rendered, "#/sec-s12-quiz-1")
-    page.wait_for_timeout(300)
+    context, page = open_deck(browser, rendered)
+    show(page, "sec-s12-quiz-1")
     quiz = page.locator(".slide.present .quiz")
     explain = quiz.locator(".quiz-explain")
     assert not explain.evaluate("e => e.classList.contains('visible')")
@@ -189,8 +198,7 @@ def test_quiz_answers_by_click_and_keyboard(browser, rendered):
     page.screenshot(path=str(ARTIFACTS / "quiz.png"))
 
     # Keyboard only: next quiz, Tab to the right option, Space answers; Enter works as well.
-    page.evaluate("location.hash = '#/sec-s12-quiz-2'")
-    page.wait_for_timeout(300)
+    show(page, "sec-s12-quiz-2")
     before = page.evaluate("Reveal.getIndices()")
     right = page.locator(".slide.present .quiz-option[data-correct='true']")
     for _ in range(40):
@@ -243,8 +251,7 @@ def test_quiz_prints_question_then_answer(rendered):
 def test_bengali_is_drawn_with_the_embedded_font(deck):
     """The font that really draws a Bengali heading is the embedded web font (no .notdef boxes),
     and the same text in a Latin-only font would fall back: its glyphs differ in width."""
-    deck.evaluate("location.hash = '#/sec-s1-register'")
-    deck.wait_for_timeout(300)
+    show(deck, "sec-s1-register")
     cdp = deck.context.new_cdp_session(deck)
     cdp.send("DOM.enable")
     cdp.send("CSS.enable")
@@ -256,8 +263,7 @@ def test_bengali_is_drawn_with_the_embedded_font(deck):
         used = [f for f in fonts if f["glyphCount"]]
         assert used and all(f["isCustomFont"] and f["familyName"] == "Noto Sans Bengali" for f in used), \
             f"{selector} drawn with {fonts}"
-    deck.evaluate("location.hash = '#/sec-s0-problem'")
-    deck.wait_for_timeout(300)
+    show(deck, "sec-s0-problem")
     root = cdp.send("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
     code = cdp.send("DOM.querySelector", {"nodeId": root, "selector": ".slide.present pre code.cell-code"})["nodeId"]
     fonts = {f["familyName"]: f for f in cdp.send("CSS.getPlatformFontsForNode", {"nodeId": code})["fonts"]}
@@ -282,16 +288,20 @@ def test_speaker_notes_on_every_content_slide(deck):
 
 
 def test_slide_numbers_in_bengali_after_hash_navigation(browser, rendered):
-    context, page = open_deck(browser, rendered, "#/sec-s3-example")
-    page.wait_for_timeout(300)
+    context, page = open_deck(browser, rendered)
+    show(page, "sec-s3-example")
+    page.wait_for_function(BENGALI_NUMBER)
     number = page.inner_text(".slide-number")
     assert re.search("[০-৯]", number) and not re.search("[0-9]", number), number
-    page.evaluate("location.hash = '#/sec-s7-keys'")
-    page.wait_for_timeout(300)
+    show(page, "sec-s7-keys")
+    page.wait_for_function(f"document.querySelector('.slide-number').innerText !== {number!r} && {BENGALI_NUMBER}")
     again = page.inner_text(".slide-number")
     assert again != number and not re.search("[0-9]", again), again
+    here = page.evaluate("Reveal.getIndices()")
     page.keyboard.press("ArrowRight")
-    page.wait_for_timeout(200)
+    page.wait_for_function("([h, v, f]) => { const i = Reveal.getIndices(); return i.h !== h || i.v !== v || (i.f ?? null) !== f; }",
+                           arg=[here["h"], here["v"], here.get("f")])
+    page.wait_for_function(BENGALI_NUMBER)
     assert not re.search("[0-9]", page.inner_text(".slide-number"))
     context.close()
 
@@ -299,11 +309,9 @@ def test_slide_numbers_in_bengali_after_hash_navigation(browser, rendered):
 def test_overview_mode(deck):
     deck.evaluate("Reveal.slide(2, 0)")
     deck.locator("body").press("o")
-    deck.wait_for_timeout(300)
-    assert deck.evaluate("Reveal.isOverview()")
+    deck.wait_for_function("Reveal.isOverview()")
     deck.keyboard.press("Escape")
-    deck.wait_for_timeout(300)
-    assert not deck.evaluate("Reveal.isOverview()")
+    deck.wait_for_function("!Reveal.isOverview()")
 
 
 def test_title_slide_and_screenshots(browser, rendered):
@@ -314,13 +322,13 @@ def test_title_slide_and_screenshots(browser, rendered):
         assert text in title, text
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "title.png"))
-    page.evaluate("location.hash = '#/sec-s3-example'")
-    page.wait_for_timeout(300)
+    show(page, "sec-s3-example")
     page.evaluate("Reveal.navigateFragment(2)")
-    page.wait_for_timeout(400)
+    page.wait_for_function("Reveal.getIndices().f === 2")
+    page.wait_for_timeout(400)  # let the highlight transition finish before the picture
     page.screenshot(path=str(ARTIFACTS / "stepper.png"))
-    page.evaluate("location.hash = '#/sec-module'")
-    page.wait_for_timeout(300)
+    show(page, "sec-module")
+    page.wait_for_timeout(300)  # the slide transition, for the picture
     page.screenshot(path=str(ARTIFACTS / "divider.png"))
     context.close()
 
