@@ -46,6 +46,30 @@ def test_section_reaches_slides_and_handout(path, handout_text, slides_html):
     assert plain in handout_text.replace("\n", " "), plain
 
 
+SLIDE = re.compile(r"^## (?P<text>.+?)\s*\{#(?P<id>[\w-]+)\}\s*$", re.M)
+
+
+def test_every_slide_heading_is_in_the_handout_and_handout_only_pages_stay_out_of_the_deck(handout_text,
+                                                                                        slides_html):
+    """The deck is condensed, the handout complete: each `##` page of the sources is a handout
+    heading, and it is a slide unless the author wrapped it in a typst-only div."""
+    flat = handout_text.replace("\n", " ")
+    handout_only = []
+    for path in SECTIONS:
+        source = path.read_text(encoding="utf-8")
+        for match in SLIDE.finditer(source):
+            before = source[:match.start()].rstrip().splitlines()[-1]
+            words = match["text"].replace("`", "").split("$")[0].split(":")[0].strip()  # math aside
+            assert words in flat, match["text"]
+            on_slides = f'<section id="{match["id"]}"' in slides_html
+            if 'content-visible when-format="typst"' in before:
+                handout_only.append(match["id"])
+                assert not on_slides, match["id"]
+            else:
+                assert on_slides, match["id"]
+    assert handout_only, "the lecture has handout-only pages"
+
+
 def test_every_cell_executed_and_no_unexpected_error(rendered):
     nb = nbformat.read(str(ROOT / "_build" / "09-nn-module" / "09-nn-module.ipynb"), as_version=4)
     code = [c for c in nb.cells if c.cell_type == "code"]
