@@ -310,8 +310,10 @@ def test_overview_mode(deck):
     deck.evaluate("Reveal.slide(2, 0)")
     deck.locator("body").press("o")
     deck.wait_for_function("Reveal.isOverview()")
+    assert deck.evaluate("Reveal.isOverview()")
     deck.keyboard.press("Escape")
     deck.wait_for_function("!Reveal.isOverview()")
+    assert not deck.evaluate("Reveal.isOverview()")
 
 
 def test_title_slide_and_screenshots(browser, rendered):

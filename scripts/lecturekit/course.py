@@ -238,10 +238,11 @@ def build_course(project, lecture_dirs, format_names=None, *, jobs=None, fresh=F
                                             execute_seconds=p.seconds)
     todo = [p for p in plans if p.name not in results]
     # Assets every lecture shares are prepared once, before the workers start.
-    if todo and not execute_only and "revealjs" in format_names:
-        woff2_katex(project)
-    if todo and not execute_only and "typst" in format_names:
-        handout_fonts(project)
+    if todo and not execute_only:
+        if "revealjs" in format_names:
+            woff2_katex(project)
+        if "typst" in format_names:
+            handout_fonts(project)
     kwargs = dict(versions=versions, fresh=fresh, execute_only=execute_only, force=force, theme=theme)
 
     def done(result):
