@@ -55,3 +55,28 @@ __all__ = [
     "exercises_demo",
     "format_exercises",
 ]
+
+# পর্ব ১০: training loop আর checkpoint
+from .one_step import one_step_setup, one_step_demo, format_one_step
+from .zero_grad import (SHOWN_STEPS, accumulate_demo, forgotten_zero_grad_run, zero_grad_demo,
+                        format_accumulate, format_forgotten, format_zero_grad)
+from .minibatch import minibatch_demo, format_minibatch
+from .train_val import (MAIN_LR, MAIN_MOMENTUM, MAIN_EPOCHS, train_val_demo, validation_modes_demo,
+                        format_train_val, format_validation_modes)
+from .learning_rate import SWEEP_LRS, lr_sweep_demo, format_lr_sweep
+from .optim_state import optimizer_state_demo, format_optimizer_state
+from .checkpoint_demo import RESUME_LR, adam_setup, checkpoint_demo, format_checkpoint
+from .resume import TOTAL_EPOCHS, STOP_EPOCH, resume_demo, format_resume
+
+__all__ += [
+    "one_step_setup", "one_step_demo", "format_one_step",
+    "accumulate_demo", "forgotten_zero_grad_run", "zero_grad_demo", "format_accumulate",
+    "format_forgotten", "format_zero_grad",
+    "minibatch_demo", "format_minibatch",
+    "MAIN_LR", "MAIN_MOMENTUM", "MAIN_EPOCHS", "train_val_demo", "validation_modes_demo",
+    "format_train_val", "format_validation_modes",
+    "SWEEP_LRS", "lr_sweep_demo", "format_lr_sweep",
+    "optimizer_state_demo", "format_optimizer_state",
+    "RESUME_LR", "adam_setup", "checkpoint_demo", "format_checkpoint",
+    "TOTAL_EPOCHS", "STOP_EPOCH", "resume_demo", "format_resume",
+]

@@ -1,0 +1,86 @@
+"""পর্ব ১০-এর checkpoint: model, optimizer, epoch, RNG-এর অবস্থা আর loss-এর ইতিহাস এক dict-এ।
+
+dict-এর সব মান tensor, সংখ্যা, list বা dict: তাই ``torch.load(path, weights_only=True)``
+কোনো বাড়তি অনুমতি ছাড়াই খোলে।
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+from torch import nn
+from torch.utils.data import DataLoader
+
+from .loop import History
+
+__all__ = [
+    "CHECKPOINT_KEYS",
+    "capture_rng",
+    "restore_rng",
+    "make_checkpoint",
+    "save_checkpoint",
+    "load_checkpoint",
+    "optimizer_state_numel",
+]
+
+CHECKPOINT_KEYS = ("model", "optimizer", "epoch", "rng", "history")
+
+
+def capture_rng(loader: DataLoader) -> dict:
+    """দুটি RNG: global (Dropout-এর mask) আর loader-এর generator (shuffle-এর ক্রম)।"""
+    return {"torch": torch.get_rng_state(), "loader": loader.generator.get_state()}
+
+
+def restore_rng(state: dict, loader: DataLoader) -> None:
+    torch.set_rng_state(state["torch"])
+    loader.generator.set_state(state["loader"])
+
+
+def make_checkpoint(model: nn.Module, opt: torch.optim.Optimizer, epoch: int,
+                    loader: DataLoader, history: History) -> dict:
+    """আবার শুরু করতে যা যা লাগে, সব এক dict-এ।"""
+    return {
+        "model": model.state_dict(),
+        "optimizer": opt.state_dict(),
+        "epoch": epoch,
+        "rng": capture_rng(loader),
+        "history": history.as_dict(),
+    }
+
+
+def save_checkpoint(path: str | Path, model: nn.Module, opt: torch.optim.Optimizer, epoch: int,
+                    loader: DataLoader, history: History) -> Path:
+    """checkpoint লিখে পথ ফেরত দেয়; আগে পাশের একটি ফাইলে লিখে তারপর নাম বদল, যাতে
+    লেখার মাঝে process থামলেও আগের checkpoint অক্ষত থাকে।"""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    torch.save(make_checkpoint(model, opt, epoch, loader, history), tmp)
+    tmp.replace(path)
+    return path
+
+
+def load_checkpoint(path: str | Path, model: nn.Module, opt: torch.optim.Optimizer,
+                    loader: DataLoader, *, optimizer: bool = True, rng: bool = True
+                    ) -> tuple[int, History]:
+    """checkpoint পড়ে model-এ (সবসময়), optimizer-এ আর RNG-এ (চাইলে) বসায়।
+    ``optimizer=False`` বা ``rng=False`` দিয়ে দেখা যায় কোনটি বাদ দিলে কী ভাঙে।
+    ফেরত: শেষ হওয়া epoch আর এতদিনের History।"""
+    ckpt = torch.load(Path(path), weights_only=True)
+    model.load_state_dict(ckpt["model"])
+    if optimizer:
+        opt.load_state_dict(ckpt["optimizer"])
+    if rng:
+        restore_rng(ckpt["rng"], loader)
+    history = History(list(ckpt["history"]["train"]), list(ckpt["history"]["val"]))
+    return ckpt["epoch"], history
+
+
+def optimizer_state_numel(opt: torch.optim.Optimizer) -> dict:
+    """optimizer-এর state-এ প্রতিটি নামের (যেমন ``exp_avg``) মোট কয়টি সংখ্যা।"""
+    sizes: dict = {}
+    for per_param in opt.state_dict()["state"].values():
+        for name, value in per_param.items():
+            n = value.numel() if torch.is_tensor(value) else 1
+            sizes[name] = sizes.get(name, 0) + n
+    return sizes

@@ -1,0 +1,75 @@
+"""পর্ব ১০ · পরীক্ষা ৮: থেমে আবার শুরু = কখনো না থামা (bit-এ bit), আর কী বাদ দিলে ভাঙে।"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import torch
+
+from ..checkpoint import load_checkpoint, save_checkpoint
+from ..loop import fit
+from .checkpoint_demo import adam_setup
+
+TOTAL_EPOCHS, STOP_EPOCH = 20, 10
+
+
+def _continue_from(path: Path, *, optimizer: bool, rng: bool):
+    """অন্য seed-এ সব নতুন বানিয়ে checkpoint থেকে বাকি epoch চালায়।"""
+    split, model, opt, loader = adam_setup(model_seed=123, loader_seed=999)
+    done, history = load_checkpoint(path, model, opt, loader, optimizer=optimizer, rng=rng)
+    fit(model, opt, loader, split, TOTAL_EPOCHS - done, history=history)
+    return model, history
+
+
+def _max_diff(a: list, b: list) -> float:
+    return max(abs(x - y) for x, y in zip(a, b))
+
+
+def resume_demo(workdir) -> dict:
+    workdir = Path(workdir)
+    # ১. কখনো না থেমে TOTAL_EPOCHS
+    split, model, opt, loader = adam_setup()
+    straight = fit(model, opt, loader, split, TOTAL_EPOCHS)
+    straight_params = [p.detach().clone() for p in model.parameters()]
+    # ২. STOP_EPOCH-এ থেমে checkpoint, তারপর process "বন্ধ"
+    split, model, opt, loader = adam_setup()
+    first = fit(model, opt, loader, split, STOP_EPOCH)
+    path = save_checkpoint(workdir / "ckpt_epoch10.pt", model, opt, STOP_EPOCH, loader, first)
+    del model, opt, loader
+    # ৩. তিনভাবে আবার শুরু
+    resumed_model, resumed = _continue_from(path, optimizer=True, rng=True)
+    _, no_opt = _continue_from(path, optimizer=False, rng=True)
+    _, no_rng = _continue_from(path, optimizer=True, rng=False)
+
+    t = lambda h: torch.tensor(h.train + h.val)  # noqa: E731 — দুই তালিকা এক tensor-এ
+    tail = slice(STOP_EPOCH, TOTAL_EPOCHS)
+    return {
+        "total": TOTAL_EPOCHS,
+        "stop": STOP_EPOCH,
+        "straight": straight,
+        "resumed": resumed,
+        "no_opt": no_opt,
+        "no_rng": no_rng,
+        "losses_equal": torch.equal(t(straight), t(resumed)),
+        "params_equal": all(torch.equal(a, b) for a, b in zip(straight_params, resumed_model.parameters())),
+        "no_opt_equal": torch.equal(t(straight), t(no_opt)),
+        "no_rng_equal": torch.equal(t(straight), t(no_rng)),
+        "no_opt_max_diff": _max_diff(straight.train[tail], no_opt.train[tail]),
+        "no_rng_max_diff": _max_diff(straight.train[tail], no_rng.train[tail]),
+        "no_opt_first": no_opt.train[STOP_EPOCH],
+        "no_rng_first": no_rng.train[STOP_EPOCH],
+        "straight_first": straight.train[STOP_EPOCH],
+    }
+
+
+def format_resume(r: dict) -> str:
+    lines = ["epoch   না থেমে    resume     optimizer বাদ   RNG বাদ   (training loss)"]
+    for e in range(r["stop"] + 1, r["total"] + 1):
+        vals = [r[k].train[e - 1] for k in ("straight", "resumed", "no_opt", "no_rng")]
+        lines.append(f"{e:5d}   {vals[0]:8.4g}   {vals[1]:8.4g}   {vals[2]:13.4g}   {vals[3]:7.4g}")
+    lines += [
+        f"torch.equal(না থেমে, resume): loss {r['losses_equal']}, parameter {r['params_equal']}",
+        f"optimizer বাদ: equal {r['no_opt_equal']}, সর্বোচ্চ পার্থক্য {r['no_opt_max_diff']:.3g}",
+        f"RNG বাদ:       equal {r['no_rng_equal']}, সর্বোচ্চ পার্থক্য {r['no_rng_max_diff']:.3g}",
+    ]
+    return "\n".join(lines)
