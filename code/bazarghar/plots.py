@@ -38,9 +38,8 @@ def plot_train_val(history, train_eval=None, title: str = ""):
             label="validation loss (eval mode)")
     ax.set_yscale("log")
     ax.set_xlabel("epoch")
-    ax.set_ylabel("MSE (মিনিট², log স্কেল)")
-    if title:
-        ax.set_title(title)
+    ax.set_ylabel("MSE")
+    ax.set_title(title or "MSE (মিনিট²), log স্কেলে", loc="left", fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(frameon=False)
     fig.tight_layout()
@@ -61,7 +60,7 @@ def plot_lr_sweep(runs: dict):
         ax.set_xlabel("epoch")
         ax.set_title(name)
         ax.grid(True, which="both", alpha=0.3)
-    axes[0].set_ylabel("MSE (log স্কেল)")
+    axes[0].set_ylabel("MSE (log)")
     axes[1].legend(frameon=False)
     fig.tight_layout()
     return fig

@@ -80,3 +80,8 @@ __all__ += [
     "RESUME_LR", "adam_setup", "checkpoint_demo", "format_checkpoint",
     "TOTAL_EPOCHS", "STOP_EPOCH", "resume_demo", "format_resume",
 ]
+from .exercises10 import (exercise_adam_memory, exercise_steps, exercise_accumulation,
+                          exercises10_demo, format_exercises10)
+
+__all__ += ["exercise_adam_memory", "exercise_steps", "exercise_accumulation", "exercises10_demo",
+            "format_exercises10"]

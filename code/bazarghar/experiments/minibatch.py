@@ -10,7 +10,7 @@ from torch.utils.data import DataLoader
 from ..loop import BATCH_SIZE, make_loader, split_orders
 
 
-def minibatch_demo(epochs: int = 30) -> dict:
+def minibatch_demo(epochs: int = 30, odd_batch: int = 48) -> dict:
     split = split_orders()
     loader = make_loader(split.X_train, split.y_train)
     xb, yb = next(iter(loader))
@@ -24,10 +24,11 @@ def minibatch_demo(epochs: int = 30) -> dict:
         "epochs": epochs,
     }
     r["updates"] = r["steps"] * epochs
-    odd = DataLoader(range(r["n_train"]), batch_size=48)
-    r["odd_sizes"] = [len(b) for b in odd]
-    r["odd_sizes_drop"] = [len(b) for b in DataLoader(range(r["n_train"]), batch_size=48, drop_last=True)]
-    r["ceil_check"] = math.ceil(r["n_train"] / 48)
+    r["odd_batch"] = odd_batch
+    r["odd_sizes"] = [len(b) for b in DataLoader(range(r["n_train"]), batch_size=odd_batch)]
+    r["odd_sizes_drop"] = [len(b) for b in DataLoader(range(r["n_train"]), batch_size=odd_batch,
+                                                     drop_last=True)]
+    r["ceil_check"] = math.ceil(r["n_train"] / odd_batch)
     # ক্রম: একই seed-এর loader-এ দুটি epoch, আর নতুন করে বানানো একই seed-এর loader
     order = DataLoader(range(r["n_train"]), batch_size=BATCH_SIZE, shuffle=True,
                        generator=torch.Generator().manual_seed(0))
@@ -46,7 +47,7 @@ def format_minibatch(r: dict) -> str:
         f"training {r['n_train']} | validation {r['n_val']}",
         f"batch_size {r['batch_size']}: প্রতি epoch-এ {r['steps']} ধাপ; "
         f"xb {r['xb_shape']}, yb {r['yb_shape']}",
-        f"batch_size 48: batch-এর মাপ {r['odd_sizes']}",
+        f"batch_size {r['odd_batch']}: batch-এর মাপ {r['odd_sizes']}",
         f"drop_last=True: {r['odd_sizes_drop']}",
         f"epoch ১-এর প্রথম ছয়টি index: {r['epoch1_first']}",
         f"epoch ২-এর প্রথম ছয়টি index: {r['epoch2_first']}",

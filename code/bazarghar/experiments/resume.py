@@ -11,11 +11,13 @@ from ..loop import fit
 from .checkpoint_demo import adam_setup
 
 TOTAL_EPOCHS, STOP_EPOCH = 20, 10
+#: আবার শুরুর সময় কাঠামো বানানোর seed, ইচ্ছা করে আসলগুলো (0, 0) থেকে আলাদা
+FRESH_MODEL_SEED, FRESH_LOADER_SEED = 123, 999
 
 
 def _continue_from(path: Path, *, optimizer: bool, rng: bool):
     """অন্য seed-এ সব নতুন বানিয়ে checkpoint থেকে বাকি epoch চালায়।"""
-    split, model, opt, loader = adam_setup(model_seed=123, loader_seed=999)
+    split, model, opt, loader = adam_setup(model_seed=FRESH_MODEL_SEED, loader_seed=FRESH_LOADER_SEED)
     done, history = load_checkpoint(path, model, opt, loader, optimizer=optimizer, rng=rng)
     fit(model, opt, loader, split, TOTAL_EPOCHS - done, history=history)
     return model, history
@@ -45,6 +47,7 @@ def resume_demo(workdir) -> dict:
     tail = slice(STOP_EPOCH, TOTAL_EPOCHS)
     return {
         "total": TOTAL_EPOCHS,
+        "fresh_seeds": (FRESH_MODEL_SEED, FRESH_LOADER_SEED),
         "stop": STOP_EPOCH,
         "straight": straight,
         "resumed": resumed,
