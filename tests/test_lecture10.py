@@ -29,7 +29,7 @@ SCRIPT_CELLS = {
     "03_minibatch.py": ["s03-loader"],
     "04_train_val.py": ["s04-train-val", "s04-modes"],
     "05_learning_rate.py": ["s05-sweep"],
-    "06_optimizer_state.py": ["s06-state"],
+    "06_optimizer_state.py": ["s06-state", "s06-sizes"],
     "07_checkpoint.py": ["s07-checkpoint"],
     "08_resume.py": ["s08-resume"],
     "09_exercises.py": ["s10-script"],

@@ -64,9 +64,9 @@ from .minibatch import minibatch_demo, format_minibatch
 from .train_val import (MAIN_LR, MAIN_MOMENTUM, MAIN_EPOCHS, train_val_demo, validation_modes_demo,
                         format_train_val, format_validation_modes)
 from .learning_rate import SWEEP_LRS, lr_sweep_demo, format_lr_sweep
-from .optim_state import optimizer_state_demo, format_optimizer_state
+from .optim_state import optimizer_state_demo, format_optimizer_state, format_optimizer_sizes
 from .checkpoint_demo import RESUME_LR, adam_setup, checkpoint_demo, format_checkpoint
-from .resume import TOTAL_EPOCHS, STOP_EPOCH, resume_demo, format_resume
+from .resume import TOTAL_EPOCHS, STOP_EPOCH, SHOWN_EPOCHS, resume_demo, format_resume
 
 __all__ += [
     "one_step_setup", "one_step_demo", "format_one_step",
@@ -76,7 +76,7 @@ __all__ += [
     "MAIN_LR", "MAIN_MOMENTUM", "MAIN_EPOCHS", "train_val_demo", "validation_modes_demo",
     "format_train_val", "format_validation_modes",
     "SWEEP_LRS", "lr_sweep_demo", "format_lr_sweep",
-    "optimizer_state_demo", "format_optimizer_state",
+    "optimizer_state_demo", "format_optimizer_state", "format_optimizer_sizes",
     "RESUME_LR", "adam_setup", "checkpoint_demo", "format_checkpoint",
     "TOTAL_EPOCHS", "STOP_EPOCH", "resume_demo", "format_resume",
 ]

@@ -57,16 +57,17 @@ def format_optimizer_state(r: dict) -> str:
         f"step-এর আগে state: SGD {r['state_before'][0]}, Adam {r['state_before'][1]}",
         f"SGD param_groups[0]: lr={sg['lr']}, momentum={sg['momentum']}, params={sg['params']}",
         f"Adam param_groups[0]: lr={ag['lr']}, betas={ag['betas']}, eps={ag['eps']}",
-        "",
         "id  নাম               আকার       SGD-এর state        Adam-এর state",
     ]
     for i, (name, shape) in enumerate(zip(r["names"], r["shapes"])):
         lines.append(f"{i:2d}  {name:16s}  {str(shape):9s}  momentum_buffer     step, exp_avg, exp_avg_sq")
-    lines += [
-        "",
+    return "\n".join(lines)
+
+
+def format_optimizer_sizes(r: dict) -> str:
+    return "\n".join([
         f"এক epoch ({r['steps_per_epoch']} ধাপ) পরে Adam-এর step = {r['adam_step']:g}",
         f"model-এর parameter: {r['n_params']}",
         f"SGD-এর state: {r['sgd_numel']}",
         f"Adam-এর state: {r['adam_numel']}",
-    ]
-    return "\n".join(lines)
+    ])

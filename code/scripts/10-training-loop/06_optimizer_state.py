@@ -7,12 +7,13 @@ SGD (momentum) আর Adam, প্রত্যেকে এক epoch: state আ�
 """
 
 import _setup_path  # noqa: F401
-from bazarghar.experiments import format_optimizer_state, optimizer_state_demo
+from bazarghar.experiments import format_optimizer_sizes, format_optimizer_state, optimizer_state_demo
 
 
 def main() -> dict:
     result = optimizer_state_demo()
     print(format_optimizer_state(result))
+    print(format_optimizer_sizes(result))
     return result
 
 
