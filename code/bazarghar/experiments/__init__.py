@@ -66,7 +66,8 @@ from .train_val import (MAIN_LR, MAIN_MOMENTUM, MAIN_EPOCHS, train_val_demo, val
 from .learning_rate import SWEEP_LRS, lr_sweep_demo, format_lr_sweep
 from .optim_state import optimizer_state_demo, format_optimizer_state, format_optimizer_sizes
 from .checkpoint_demo import RESUME_LR, adam_setup, checkpoint_demo, format_checkpoint
-from .resume import TOTAL_EPOCHS, STOP_EPOCH, SHOWN_EPOCHS, resume_demo, format_resume
+from .resume import (TOTAL_EPOCHS, STOP_EPOCH, SHOWN_EPOCHS, resume_demo, format_resume,
+                     resumes_exactly)
 
 __all__ += [
     "one_step_setup", "one_step_demo", "format_one_step",
@@ -78,7 +79,7 @@ __all__ += [
     "SWEEP_LRS", "lr_sweep_demo", "format_lr_sweep",
     "optimizer_state_demo", "format_optimizer_state", "format_optimizer_sizes",
     "RESUME_LR", "adam_setup", "checkpoint_demo", "format_checkpoint",
-    "TOTAL_EPOCHS", "STOP_EPOCH", "resume_demo", "format_resume",
+    "TOTAL_EPOCHS", "STOP_EPOCH", "resume_demo", "format_resume", "resumes_exactly",
 ]
 from .exercises10 import (exercise_adam_memory, exercise_steps, exercise_accumulation,
                           exercises10_demo, format_exercises10)

@@ -25,6 +25,24 @@ def _continue_from(path: Path, *, optimizer: bool, rng: bool):
     return model, history
 
 
+def resumes_exactly(epochs: int = 2, seeds=(5, 6)) -> bool:
+    """যেকোনো training কোডের জন্য ছোট পরীক্ষা: এক epoch, checkpoint, তারপর দুটি আলাদা
+    seed-এর কাঠামোয় একই checkpoint থেকে ``epochs`` epoch। কোনো অবস্থা checkpoint-এ বাদ
+    পড়লে তা আসে কাঠামোর seed থেকে, আর দুই run-এর loss আলাদা হয়।"""
+    import tempfile
+
+    split, model, opt, loader = adam_setup()
+    history = fit(model, opt, loader, split, 1)
+    with tempfile.TemporaryDirectory() as workdir:
+        path = save_checkpoint(Path(workdir) / "c.pt", model, opt, 1, loader, history)
+        runs = []
+        for seed in seeds:
+            split, model, opt, loader = adam_setup(model_seed=seed, loader_seed=seed)
+            _, h = load_checkpoint(path, model, opt, loader)
+            runs.append(torch.tensor(fit(model, opt, loader, split, epochs, history=h).train))
+    return torch.equal(*runs)
+
+
 def _max_diff(a: list, b: list) -> float:
     return max(abs(x - y) for x, y in zip(a, b))
 
