@@ -13,10 +13,10 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PYTHON = sys.executable
-sys.path.insert(0, str(ROOT / "scripts"))
-from lecturekit.frontmatter import with_defaults  # noqa: E402
-from lecturekit.qmd import split_front_matter  # noqa: E402
-from lecturekit.scaffold import ProjectBuilder  # noqa: E402
+
+from lecturekit.frontmatter import with_defaults
+from lecturekit.qmd import split_front_matter
+from lecturekit.scaffold import ProjectBuilder
 
 FRONT = textwrap.dedent("""\
     ---
