@@ -13,7 +13,7 @@ from conftest import every_lecture, lectures_with, pdf_text
 
 BENGALI = re.compile("[\u0980-\u09ff]")
 BN_DIGITS = str.maketrans("0123456789", "০১২৩৪৫৬৭৮৯")
-WITH_ANSWERS = lectures_with(r"\{\.(?:solution|explain)\}")
+WITH_ANSWERS = lectures_with(r"\{\.(?:solution|explain)\b")
 WITH_FIGURES = lectures_with(r"#\| label: fig-")
 
 

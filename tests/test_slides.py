@@ -9,8 +9,8 @@ import pytest
 from conftest import ROOT, every_lecture, lectures_with
 
 ARTIFACTS = ROOT / "tests" / "artifacts"
-STEPPERS = lectures_with(r"\{\.stepper\}")
-QUIZZES = lectures_with(r"\{\.quiz\}")
+STEPPERS = lectures_with(r"\{\.stepper\b")
+QUIZZES = lectures_with(r"\{\.quiz\b")
 BN_DIGITS = str.maketrans("0123456789", "০১২৩৪৫৬৭৮৯")
 LOCAL_SCHEMES = ("file:", "data:", "blob:", "about:")
 
