@@ -97,3 +97,50 @@ def test_a_lecture_without_scripts_has_no_zip_and_front_matter_may_declare_them(
     page = (project.root / "_output" / "index.html").read_text(encoding="utf-8")
     assert re.search(r'id="02-second".*?পর্ব ০২', page)
     assert 'href="02-second/code.zip"' not in page and 'href="01-first/code.zip"' in page
+
+
+# ---- fast: the defaults and the code a lecture zips, without rendering ----------------------------
+
+def test_front_matter_defaults():
+    from lecturekit.frontmatter import COURSE, episode_from_folder, with_defaults
+    assert episode_from_folder("10-training") == 10 and episode_from_folder("091_last") == 91
+    assert episode_from_folder("demo") is None and episode_from_folder("v2-notes") is None
+    assert with_defaults({"title": "ক"}, "/x/lectures/10-training") == {"title": "ক", "course": COURSE, "episode": 10}
+    # What the author wrote wins; no number prefix, no episode.
+    written = {"title": "ক", "course": "অন্য কোর্স", "episode": 3, "module": 1}
+    assert with_defaults(written, "10-training") == written
+    assert "episode" not in with_defaults({"title": "ক"}, "demo")
+    assert with_defaults({}, "12-loops")["title"] == "12-loops"
+
+
+def test_lecture_code_is_its_own_folder_or_its_declaration(project_builder):
+    from lecturekit.project import Project
+    from lecturekit.site import lecture_code_files
+    p = project_builder
+    p.add_package("pkg", {"__init__.py": "from helper import X\n"})
+    p.add_package("helper", {"__init__.py": "X = 1\n"})
+    p.add_package("unused", {"__init__.py": ""})
+    p.add_scripts("01-a", {"01_a.py": "import pkg\n", "notes.txt": "not a script"})
+    p.add_scripts("02-b", {"01_b.py": "print(1)\n"})
+    project = Project(p.root)
+    names = lambda lecture, meta=None: [n for n, _ in lecture_code_files(project, p.lectures_dir / lecture, meta)]  # noqa: E731
+    # Its scripts and, transitively, the course packages they import; nothing of another lecture.
+    assert names("01-a") == ["helper/__init__.py", "pkg/__init__.py", "scripts/01_a.py"]
+    assert names("02-b") == ["scripts/01_b.py"]
+    assert names("03-none") == []  # no folder of its own: no code (never another lecture's)
+    assert names("03-none", {"code": "scripts/02-b/01_b.py"}) == ["scripts/02-b/01_b.py"]
+    assert names("03-none", {"code": ["scripts/01-a"]}) == ["helper/__init__.py", "pkg/__init__.py",
+                                                            "scripts/01-a/01_a.py"]
+
+
+def test_the_builder_snapshot_sees_sources_only(project_builder):
+    p = project_builder
+    p.add_lecture("01-a", "# ক {#sec-a}\n", front={"title": "ক"})
+    before = p.snapshot()
+    assert "lectures/01-a/index.qmd" in before and "_quarto.yml" in before
+    assert not [k for k in before if k.startswith(("node_modules/", "_build/", "_output/"))]
+    (p.root / "_output").mkdir()
+    (p.root / "_output" / "x.html").write_text("x")
+    assert p.snapshot() == before
+    (p.lectures_dir / "01-a" / "index.qmd").write_text("changed")
+    assert p.snapshot() != before
