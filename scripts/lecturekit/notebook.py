@@ -11,7 +11,7 @@ from pathlib import Path
 import nbformat
 import yaml
 
-from . import qmd
+from . import frontmatter, qmd
 
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!<>|~^$&:\"'@=%])")
@@ -44,7 +44,8 @@ def executed_notebook(lecture, results, project_root):
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.metadata["language_info"] = {"name": "python"}
-    front = yaml.safe_dump(lecture.meta, allow_unicode=True, sort_keys=False, width=1000)
+    # Defaults filled here reach both renderers (Quarto reads this raw cell as the front matter).
+    front = yaml.safe_dump(frontmatter.with_defaults(lecture.meta, lecture.root), allow_unicode=True, sort_keys=False, width=1000)
     nb.cells.append(nbformat.v4.new_raw_cell(f"---\n{front}---"))
     md_index = cell_index = 0
 
