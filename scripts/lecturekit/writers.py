@@ -19,6 +19,7 @@ import typst
 
 from .emit import MarkdownEmitter
 from .errors import LectureError
+from .figures import lecture_figures_dir
 
 # The handout's fonts (Debian fonts-noto-core and fonts-dejavu-core). Typst sees only these: the
 # same PDF on every machine, and no scan of the hundreds of other Noto files at each compile.
@@ -213,7 +214,8 @@ class LectureWriter:
         return self.format_options(fmt).get("echo", execute.get("echo", True))
 
     def markdown(self, fmt):
-        emitter = MarkdownEmitter(fmt.name, self.build / "media", echo_default=self.echo_default(fmt))
+        emitter = MarkdownEmitter(fmt.name, lecture_figures_dir(self.project.root, self.name),
+                                  echo_default=self.echo_default(fmt), markdown_dir=self.build)
         text = emitter.emit(self.execution.notebook)
         path = self.build / f"{self.name}.{fmt.name}.md"
         path.write_text(text, encoding="utf-8")
