@@ -40,6 +40,8 @@ STYLE: dict[str, object] = {
     "lines.markersize": 8,
     "patch.edgecolor": "white",
     "figure.figsize": (9.0, 4.5),  # inches, as Quarto's fig-width / fig-height
+    # Titles and labels fit inside the figure size instead of growing it: fig-width means what it says.
+    "figure.constrained_layout.use": True,
     "figure.facecolor": "white",
     "figure.dpi": 100,
     "savefig.facecolor": "white",

@@ -117,6 +117,8 @@ REVEALJS = Format(
         "html-math-method": ignored, "embed-resources": ignored, "self-contained-math": ignored,
         "code-line-numbers": ignored, "highlight-style": ignored, "slide-tone": ignored,
         "output-file": ignored,
+        # `![…](../../figures/09-nn-module/drawn)`: the slides take drawn.svg, the handout drawn.pdf.
+        "default-image-extension": arg("--default-image-extension"),
     },
     fixed_args=("--standalone", "--embed-resources", "--syntax-highlighting=idiomatic"),
 )
@@ -132,6 +134,7 @@ TYPST = Format(
         "include-in-header": paths("--include-in-header"),
         # Quarto-only: its typst partials call the same handout.typ that our template imports.
         "template-partials": ignored, "keep-typ": ignored, "output-file": ignored,
+        "default-image-extension": arg("--default-image-extension"),
     },
     fixed_args=("--standalone",),
 )
