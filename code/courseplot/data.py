@@ -1,6 +1,7 @@
 """What a figure shows, as plain data: the output check compares this, never the pixels.
 
-Per axes: title, axis labels, limits and scales, legend texts, and every artist that carries data:
+Per axes: title, axis labels, limits and scales, category tick labels, legend texts, and every
+artist that carries data:
 lines (x, y), bars (left edge, width, height; histograms are bars), scatter points (x, y), texts
 (string and position) and images (shape, min, max). Numbers are rounded to 6 significant digits, the
 precision a reader can see, so the data is the same text on every run.
@@ -14,7 +15,9 @@ import numpy as np
 from matplotlib.collections import PathCollection
 from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
+from matplotlib.category import StrCategoryFormatter
 from matplotlib.image import AxesImage
+from matplotlib.ticker import FixedFormatter
 
 PLOT_MIME = "application/vnd.lecture.plot+json"
 DIGITS = 6
@@ -53,6 +56,11 @@ def _axes_data(ax) -> dict:
         scale = getattr(ax, f"get_{axis}scale")()
         if scale != "linear":
             data[f"{axis}scale"] = scale
+    for axis_name, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
+        # Named categories (bar names) or labels the author fixed are what the reader sees; numeric
+        # tick labels only restate the limits.
+        if isinstance(axis.get_major_formatter(), (StrCategoryFormatter, FixedFormatter)):
+            data[f"{axis_name}ticks"] = [t.get_text() for t in axis.get_ticklabels()]
     legend = ax.get_legend()
     if legend is not None:
         data["legend"] = [t.get_text() for t in legend.get_texts()]
@@ -77,7 +85,9 @@ def _axes_data(ax) -> dict:
                        "min": _num(np.nanmin(array)), "max": _num(np.nanmax(array))})
     if series:
         data["series"] = series
-    texts = [{"text": t.get_text(), "xy": _nums(t.get_position())} for t in ax.texts if t.get_text()]
+    # An annotation (bar_label, annotate) is placed by the point it annotates.
+    texts = [{"text": t.get_text(), "xy": _nums(getattr(t, "xy", None) or t.get_position())}
+             for t in ax.texts if t.get_text()]
     if texts:
         data["texts"] = texts
     return data

@@ -14,8 +14,9 @@ SERIES = [ACCENT, "#b25500", "#2e7d32", "#7b1fa2", "#b3261e", INK]
 
 STYLE: dict[str, object] = {
     # The deck writes Bengali in Noto Sans Bengali; Debian's has no Latin letters, so Latin comes
-    # from Noto Sans, the same family. matplotlib falls back glyph by glyph and shapes with libraqm.
-    "font.family": ["Noto Sans", "Noto Sans Bengali"],
+    # from Noto Sans, the same family, and symbols such as √ from DejaVu Sans (the handout's code
+    # font). matplotlib falls back glyph by glyph and shapes with libraqm.
+    "font.family": ["Noto Sans", "Noto Sans Bengali", "DejaVu Sans"],
     "font.size": 17,
     "axes.titlesize": 19,
     "axes.titleweight": "bold",

@@ -56,6 +56,9 @@ def plot_text(data: dict) -> str:
                 lines.append(f"{prefix} {key}: {axes[key]}")
         for key in ("xlim", "ylim"):
             lines.append(f"{prefix} {key}: {_numbers(axes[key])}")
+        for key in ("xticks", "yticks"):
+            if key in axes:
+                lines.append(f"{prefix} {key}: " + " | ".join(axes[key]))
         if "legend" in axes:
             lines.append(f"{prefix} legend: " + " | ".join(axes["legend"]))
         for series in axes.get("series", []):
