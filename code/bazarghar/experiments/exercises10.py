@@ -9,7 +9,7 @@ from torch import nn
 from torch.utils.data import DataLoader
 
 from ..checkpoint import optimizer_state_numel
-from ..counting import count_params
+from ..counting import count_params, sequential_mlp
 from ..loop import loss_fn, make_loader, make_loop_model, split_orders
 
 
@@ -17,8 +17,7 @@ def exercise_adam_memory() -> dict:
     """পর্ব ০৯-এর গ্রাহক-শ্রেণির model (২০ → ৬৪ → ৩২ → ৩)-এ Adam-এর এক ধাপ: state-এ কত সংখ্যা,
     float32-এ parameter + gradient + Adam মিলে কত byte।"""
     torch.manual_seed(0)
-    model = nn.Sequential(nn.Linear(20, 64), nn.ReLU(), nn.Dropout(0.2), nn.Linear(64, 32),
-                          nn.ReLU(), nn.Linear(32, 3))
+    model = sequential_mlp((20, 64, 32, 3))  # Dropout-এ parameter নেই, তাই বাদ দিলেও একই হিসাব
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
     x, target = torch.randn(16, 20), torch.randint(0, 3, (16,))
     nn.functional.cross_entropy(model(x), target).backward()
