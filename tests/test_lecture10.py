@@ -80,7 +80,7 @@ def test_title_slide_and_cover(rendered, handout_pdf):
 
 
 def test_numbered_figures_and_boxes(handout_text):
-    for box in ("ছবি ১০.১", "ছবি ১০.২", "ছবি ১০.৩", "মনে রাখুন", "শব্দকোষ", "অনুশীলনী ১", "প্রশ্ন ১"):
+    for box in ("ছবি ১০.১", "ছবি ১০.২", "ছবি ১০.৩", "ছবি ১০.৪", "মনে রাখুন", "শব্দকোষ", "অনুশীলনী ১", "প্রশ্ন ১"):
         assert box in handout_text, box
 
 

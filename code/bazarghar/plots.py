@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 
-__all__ = ["SWEEP_COLORS", "rounded", "plot_train_val", "plot_lr_sweep"]
+__all__ = ["SWEEP_COLORS", "rounded", "plot_train_val", "plot_lr_sweep", "plot_resume"]
 
 #: learning rate-এর তুলনায় ছোট থেকে বড়: ধূসর, নীল, লাল (পর্বের লেখা রং ধরে বলে)
 SWEEP_COLORS = ("#7a7a7a", "#1f5fa8", "#b3261e")
@@ -64,4 +64,29 @@ def plot_lr_sweep(runs: dict):
         ax.set_title(name)
     axes[0].set_ylabel("MSE")
     axes[1].legend(loc="upper right")
+    return fig
+
+
+def plot_resume(result: dict, before: int = 3):
+    """পর্ব ১০-এর resume পরীক্ষা: না-থামা run, checkpoint থেকে হুবহু resume, আর optimizer বা
+    RNG বাদ দিয়ে resume — training loss, থামার আগের ``before``টি epoch থেকে; থামার জায়গায়
+    একটি খাড়া রেখা।"""
+    from matplotlib.ticker import MaxNLocator
+
+    _style()
+    fig, ax = plt.subplots()
+    stop, total = result["stop"], result["total"]
+    first = stop - before
+    epochs = list(range(first + 1, total + 1))
+    ax.plot(epochs, rounded(result["straight"].train[first:]), color="#1f5fa8", lw=3, label="না থেমে")
+    tail = list(range(stop + 1, total + 1))
+    ax.plot(tail, rounded(result["resumed"].train[stop:]), ls="none", marker="o", ms=8,
+            mfc="none", mew=2, color="#1f5fa8", label="checkpoint থেকে resume")
+    ax.plot(tail, rounded(result["no_opt"].train[stop:]), color="#b3261e", ls="--", lw=2.5, label="optimizer বাদ")
+    ax.plot(tail, rounded(result["no_rng"].train[stop:]), color="#7a7a7a", ls=":", lw=3, label="RNG বাদ")
+    ax.axvline(stop + 0.5, color="#555555", lw=1)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("epoch")
+    ax.set_ylabel("training loss")
+    ax.legend(loc="upper right", ncol=2)
     return fig
