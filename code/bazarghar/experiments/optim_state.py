@@ -14,6 +14,8 @@ def _one_epoch_optimizer(kind: str):
     loader = make_loader(split.X_train, split.y_train)
     if kind == "sgd":
         opt = torch.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
+    elif kind == "plain":
+        opt = torch.optim.SGD(model.parameters(), lr=1e-3)
     else:
         opt = torch.optim.Adam(model.parameters(), lr=1e-2)
     before = opt.state_dict()
@@ -26,6 +28,7 @@ def optimizer_state_demo() -> dict:
     """SGD (momentum) আর Adam, প্রত্যেকে এক epoch চালিয়ে তাদের state_dict পড়া।"""
     model, sgd, sgd_before, steps = _one_epoch_optimizer("sgd")
     _, adam, adam_before, _ = _one_epoch_optimizer("adam")
+    _, plain, _, _ = _one_epoch_optimizer("plain")
     sgd_sd, adam_sd = sgd.state_dict(), adam.state_dict()
     names = [name for name, _ in model.named_parameters()]
     shapes = [tuple(p.shape) for p in model.parameters()]
@@ -47,6 +50,7 @@ def optimizer_state_demo() -> dict:
         "n_params": n_params,
         "sgd_numel": optimizer_state_numel(sgd),
         "adam_numel": optimizer_state_numel(adam),
+        "plain_sgd_state": plain.state_dict()["state"],
     }
 
 
