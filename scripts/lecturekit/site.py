@@ -125,6 +125,7 @@ def write_code_zip(project, lecture_dir, meta=None):
     files = lecture_code_files(project, lecture_dir, meta)
     target = project.output_dir / Path(lecture_dir).name / ZIP_NAME
     if not files:
+        target.unlink(missing_ok=True)  # the lecture's scripts were removed: no stale zip stays listed
         return None
     try:
         with zipfile.ZipFile(target) as zf:
