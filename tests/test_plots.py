@@ -220,6 +220,7 @@ def test_gone_figures_are_removed_and_hand_drawn_ones_kept(mini):
     mini = mini_with_courseplot(mini)
     folder = figures_dir(mini)
     folder.mkdir(parents=True)
+    courseplot.use_style()
     # A hand-drawn figure in both formats, referenced by path without extension: the slides take
     # the SVG, the handout the PDF.
     fig = plt.figure(figsize=(2, 1))
@@ -234,6 +235,14 @@ def test_gone_figures_are_removed_and_hand_drawn_ones_kept(mini):
     assert "হাতে আঁকা ছবি" in pdf_text(mini.handout)
     typ = (mini.root / "_build" / "demo" / "demo.typ").read_text(encoding="utf-8")
     assert "drawn.pdf" in typ and "drawn.svg" not in typ
+    # Redrawing it by hand re-renders the products (the figure is one of their inputs).
+    fig = plt.figure(figsize=(2, 1))
+    fig.text(0.1, 0.4, "redrawn")
+    (folder / "drawn.pdf").write_bytes(figure_bytes(fig, "pdf"))
+    plt.close(fig)
+    again = mini.render()
+    assert again.returncode == 0 and "typst:" in again.stderr, again.stderr
+    assert "redrawn" in pdf_text(mini.handout)  # Latin: matplotlib PDF text repeats some Bengali clusters when copied
     mini.write(body.replace("#| label: two-figures", "#| label: pair"))
     assert mini.render().returncode == 0
     names = {p.name for p in folder.iterdir()}

@@ -24,7 +24,7 @@ from pathlib import Path
 from . import cache
 from .build import execute_lecture
 from .errors import LectureError
-from .figures import write_figures
+from .figures import lecture_figures_dir, write_figures
 from .notebook import notebook_bytes, write_notebook
 from .project import Project
 from .writers import FORMATS, LectureWriter, handout_fonts, woff2_katex
@@ -67,6 +67,10 @@ def product_inputs(theme, nb_bytes, lecture_root, fmt_name):
     h.update(f"{theme}\0{fmt_name}\0".encode())
     h.update(hashlib.sha256(nb_bytes).digest())
     _digest_files(h, lecture_root)
+    # A hand-drawn figure lives in figures/<lecture>/, outside the lecture folder.
+    figures = lecture_figures_dir(Path(lecture_root).parent.parent, Path(lecture_root).name)
+    if figures.is_dir():
+        _digest_files(h, figures)
     return h.hexdigest()
 
 
