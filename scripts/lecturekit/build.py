@@ -4,6 +4,7 @@ from dataclasses import dataclass, field
 
 from . import cache, qmd
 from .execute import DEFAULT_TIMEOUT, LectureExecutor
+from .figures import write_figures
 from .notebook import executed_notebook, write_notebook
 
 
@@ -45,4 +46,5 @@ def execute_lecture(project, lecture_dir, *, fresh=False, progress=None, python=
     nb = executed_notebook(lecture, results, project.root)
     if write:
         write_notebook(nb, project.notebook_path(lecture.name))
+        write_figures(nb, project.root, lecture.name)
     return Execution(lecture, nb, from_cache, time.perf_counter() - started, results.get("timings", {}))

@@ -25,7 +25,7 @@ def versions():
         except m.PackageNotFoundError:
             return None
     return {"python": platform.python_version(), "torch": v("torch"), "numpy": v("numpy"),
-            "ipykernel": v("ipykernel")}
+            "ipykernel": v("ipykernel"), "matplotlib": v("matplotlib")}
 """
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from . import cache
 from .build import execute_lecture
 from .errors import LectureError
+from .figures import lecture_figures_dir, write_figures
 from .notebook import notebook_bytes, write_notebook
 from .project import Project
 from .writers import FORMATS, LectureWriter, handout_fonts, woff2_katex
@@ -66,6 +67,10 @@ def product_inputs(theme, nb_bytes, lecture_root, fmt_name):
     h.update(f"{theme}\0{fmt_name}\0".encode())
     h.update(hashlib.sha256(nb_bytes).digest())
     _digest_files(h, lecture_root)
+    # A hand-drawn figure lives in figures/<lecture>/, outside the lecture folder.
+    figures = lecture_figures_dir(Path(lecture_root).parent.parent, Path(lecture_root).name)
+    if figures.is_dir():
+        _digest_files(h, figures)
     return h.hexdigest()
 
 
@@ -124,6 +129,7 @@ def write_products(project, execution, formats, theme, result, *, force=False):
     name = execution.lecture.name
     data = notebook_bytes(execution.notebook)
     write_notebook(execution.notebook, project.notebook_path(name), data)
+    write_figures(execution.notebook, project.root, name)
     manifest = Manifest(project, name)
     inputs = {fmt.name: product_inputs(theme, data, execution.lecture.root, fmt.name) for fmt in formats}
     todo = [fmt for fmt in formats if force or not manifest.fresh(fmt, inputs[fmt.name])]
@@ -164,6 +170,7 @@ def build_lecture(root, lecture_dir, format_names, *, versions=None, fresh=False
         result.execution_timings = execution.timings if result.executed else {}
         if execute_only:
             write_notebook(execution.notebook, project.notebook_path(result.name))
+            write_figures(execution.notebook, project.root, result.name)
         else:
             write_products(project, execution, [FORMATS[n] for n in format_names],
                            theme or theme_digest(project), result, force=force)

@@ -30,8 +30,28 @@ KERNEL_ENV = {
     "NO_COLOR": "1",
     "TERM": "dumb",
     "COLUMNS": "100",
-    "MPLBACKEND": "Agg",
+    # Figures a cell shows reach the notebook as displays (courseplot.setup_kernel picks their formats).
+    "MPLBACKEND": "module://matplotlib_inline.backend_inline",
 }
+
+# Run once before the first cell: the course plot style and figure formats (SVG, PDF, plot data).
+# A project without the package keeps matplotlib's own defaults (PNG figures).
+_PLOT_SETUP = """try:
+    import courseplot as __lecturekit_plot
+except ModuleNotFoundError as err:
+    if err.name != "courseplot":
+        raise
+else:
+    __lecturekit_plot.setup_kernel()
+    del __lecturekit_plot
+"""
+_FIGSIZE = """try:
+    __import__('courseplot').cell_figsize({width}, {height})
+except ModuleNotFoundError:
+    import matplotlib as __lecturekit_mpl
+    __lecturekit_mpl.rcParams['figure.figsize'] = ({width} or 6.4, {height} or 4.8)
+    del __lecturekit_mpl
+"""
 
 _CLAIM_CODE = "print(__import__('json').dumps(bool({expr})), end='')"
 
@@ -106,6 +126,7 @@ class LectureExecutor:
                 self.timings["kernel_start"] = time.perf_counter() - started
                 os.environ.clear()
                 os.environ.update(env_before)
+                self._quiet(client, _PLOT_SETUP)
                 self._run_blocks(client, results)
         finally:
             os.environ.clear()
@@ -135,6 +156,14 @@ class LectureExecutor:
             index += 1
             results["cells"].append(self._cell(client, block, index, len(cells)))
 
+    def _quiet(self, client, source):
+        """Set-up code that is no cell: no output, no execution count; it must not fail."""
+        reply = run_sync(client.kc.execute_interactive)(source, silent=True, store_history=False,
+                                                        timeout=self.timeout, output_hook=lambda msg: None)
+        if reply["content"]["status"] != "ok":
+            raise LectureError(f"kernel set-up failed: {reply['content'].get('ename')}: "
+                               f"{reply['content'].get('evalue')}", self.lecture.index)
+
     def _execute(self, client, source, where, label, timeout):
         """Execute one piece of code; return its outputs. Kernel failures become LectureErrors."""
         cell = nbformat.v4.new_code_cell(source)
@@ -154,9 +183,15 @@ class LectureExecutor:
         if not cell.options.get("eval", True):
             return {"outputs": [], "execution_count": None, "seconds": 0.0}
         self.progress(f"[{self.lecture.name}] cell {index}/{total} {label} ({Path(cell.file).name}:{cell.line})")
+        sized = "fig-width" in cell.options or "fig-height" in cell.options
+        if sized:
+            self._quiet(client, _FIGSIZE.format(width=cell.options.get("fig-width"),
+                                                height=cell.options.get("fig-height")))
         started = time.perf_counter()
         executed = self._execute(client, cell.code, where, cell.label, cell.options.get("timeout", self.timeout))
         seconds = time.perf_counter() - started
+        if sized:
+            self._quiet(client, _FIGSIZE.format(width=None, height=None))
         self.timings["cells"][label] = seconds
         outputs = [dict(o) for o in executed.outputs]
         traceback = _traceback(outputs)

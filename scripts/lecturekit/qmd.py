@@ -21,6 +21,8 @@ CELL_OPTIONS = {
     "include": bool,
     "fig-cap": str,
     "fig-alt": str,
+    "fig-width": (int, float),  # inches
+    "fig-height": (int, float),
     "code-line-numbers": (str, bool),
     "file": str,
     # Our own (Quarto keeps unknown cell options as metadata):

@@ -19,6 +19,7 @@ import typst
 
 from .emit import MarkdownEmitter
 from .errors import LectureError
+from .figures import lecture_figures_dir
 
 # The handout's fonts (Debian fonts-noto-core and fonts-dejavu-core). Typst sees only these: the
 # same PDF on every machine, and no scan of the hundreds of other Noto files at each compile.
@@ -116,6 +117,8 @@ REVEALJS = Format(
         "html-math-method": ignored, "embed-resources": ignored, "self-contained-math": ignored,
         "code-line-numbers": ignored, "highlight-style": ignored, "slide-tone": ignored,
         "output-file": ignored,
+        # `![…](../../figures/09-nn-module/drawn)`: the slides take drawn.svg, the handout drawn.pdf.
+        "default-image-extension": arg("--default-image-extension"),
     },
     fixed_args=("--standalone", "--embed-resources", "--syntax-highlighting=idiomatic"),
 )
@@ -131,6 +134,7 @@ TYPST = Format(
         "include-in-header": paths("--include-in-header"),
         # Quarto-only: its typst partials call the same handout.typ that our template imports.
         "template-partials": ignored, "keep-typ": ignored, "output-file": ignored,
+        "default-image-extension": arg("--default-image-extension"),
     },
     fixed_args=("--standalone",),
 )
@@ -213,7 +217,8 @@ class LectureWriter:
         return self.format_options(fmt).get("echo", execute.get("echo", True))
 
     def markdown(self, fmt):
-        emitter = MarkdownEmitter(fmt.name, self.build / "media", echo_default=self.echo_default(fmt))
+        emitter = MarkdownEmitter(fmt.name, lecture_figures_dir(self.project.root, self.name),
+                                  echo_default=self.echo_default(fmt), markdown_dir=self.build)
         text = emitter.emit(self.execution.notebook)
         path = self.build / f"{self.name}.{fmt.name}.md"
         path.write_text(text, encoding="utf-8")

@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 
 from .. import qmd
 from ..build import execute_lecture
-from .compare import items_match, tolerance_of, unified_diff
+from .compare import items_match, texts_match, tolerance_of, unified_diff
+from .plots import changed_parts
 from .expectations import Expectations
 from .normalise import output_items
 from . import readers
@@ -153,6 +154,9 @@ def compare_cell(cell, entry, lecture_name):
         result.status = "drift"
         result.message = "output differs from the expectation" + (
             f" (beyond the declared tolerance {cell.options['tolerance']})" if tolerance else "")
+        changed = changed_parts(expected, cell.items, lambda a, b: texts_match(a, b, tolerance))
+        if changed:
+            result.message += "; plotted data changed: " + ", ".join(changed)
     return result
 
 
