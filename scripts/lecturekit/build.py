@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 from . import cache, qmd
 from .execute import DEFAULT_TIMEOUT, LectureExecutor
 from .notebook import executed_notebook, write_notebook
+from .writers import check_format_options
 
 
 @dataclass
@@ -24,7 +25,9 @@ def execute_lecture(project, lecture_dir, *, fresh=False, progress=None, python=
     `versions`: the environment's versions when the caller already has them (one probe for a course);
     `cached_only`: return None instead of starting a kernel when the cache has no valid entry."""
     started = time.perf_counter()
-    lecture = qmd.read_lecture(lecture_dir / "index.qmd")
+    lecture = qmd.read_lecture(lecture_dir / "index.qmd", project.root)
+    # A format option nobody can write fails now, not after the kernel has run.
+    check_format_options(project, lecture)
     versions = versions or cache.environment_versions(python)
     key = cache.execution_key(lecture, project.code_dir, versions)
     store = cache.ExecutionCache(project.build_dir / "cache")

@@ -6,6 +6,7 @@ from pathlib import Path
 import yaml
 
 from .errors import LectureError
+from .qmd import check_format_names, key_lines, read_source, yaml_error_line, yaml_error_text
 
 
 @dataclass
@@ -20,15 +21,26 @@ class Project:
                 return cls(folder)
         raise LectureError("no _quarto.yml here or in any parent folder", here)
 
+    @property
+    def config_path(self):
+        return self.root / "_quarto.yml"
+
     @cached_property
     def config(self):
-        path = self.root / "_quarto.yml"
+        path = self.config_path
         try:
-            return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+            config = yaml.safe_load(read_source(path)) or {}
         except yaml.YAMLError as err:
-            mark = getattr(err, "problem_mark", None)
-            raise LectureError(f"malformed YAML: {getattr(err, 'problem', err)}", path,
-                               mark.line + 1 if mark else None) from None
+            raise LectureError(f"malformed YAML: {yaml_error_text(err)}", path, yaml_error_line(err) + 1) from None
+        if not isinstance(config, dict):
+            raise LectureError("_quarto.yml must be a YAML mapping", path, 1)
+        check_format_names(config.get("format"), path, self.config_lines)
+        return config
+
+    @cached_property
+    def config_lines(self):
+        """Line of every key of _quarto.yml, by key path, for messages."""
+        return key_lines(read_source(self.config_path))
 
     # Our own settings live under one key that Quarto ignores.
     def setting(self, name, default=None):

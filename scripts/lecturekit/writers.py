@@ -138,25 +138,38 @@ TYPST = Format(
 FORMATS = {f.name: f for f in (REVEALJS, TYPST)}
 
 
-def _format_args(fmt, options, project, source):
+def _options(formats, fmt):
+    """One format's options from a `format:` mapping (`revealjs: default` means none)."""
+    options = (formats or {}).get(fmt.name)
+    return options if isinstance(options, dict) else {}
+
+
+def option_sources(project, lecture, fmt):
+    """Each option of a format with its value and where it is set: _quarto.yml's options, then the
+    lecture's own front matter on top (as Quarto merges them)."""
+    found = {}
+    for config, path, lines in ((project.config, project.config_path, project.config_lines),
+                                (lecture.meta, lecture.index, lecture.meta_lines)):
+        for key, value in _options(config.get("format"), fmt).items():
+            found[key] = (value, path, lines.get(("format", fmt.name, key)))
+    return found
+
+
+def check_format_options(project, lecture):
+    """Every format option is one this renderer knows; an unknown one is blamed where it is set."""
+    for fmt in FORMATS.values():
+        for key, (_value, path, line) in option_sources(project, lecture, fmt).items():
+            if key not in fmt.options:
+                raise LectureError(f"format option '{fmt.name}: {key}' is outside the supported subset "
+                                   f"({', '.join(sorted(fmt.options))})", path, line)
+
+
+def _format_args(fmt, project, lecture):
+    check_format_options(project, lecture)
     args = []
-    for key, value in (options or {}).items():
-        convert = fmt.options.get(key)
-        if convert is None:
-            raise LectureError(f"format option '{fmt.name}: {key}' is outside the supported subset "
-                               f"({', '.join(sorted(fmt.options))})", source, _line_of(source, key))
-        args += convert(value, project.root)
+    for key, (value, _path, _line) in option_sources(project, lecture, fmt).items():
+        args += fmt.options[key](value, project.root)
     return args
-
-
-def _line_of(path, key):
-    try:
-        for i, line in enumerate(Path(path).read_text(encoding="utf-8").split("\n"), 1):
-            if line.strip().startswith(f"{key}:"):
-                return i
-    except OSError:
-        pass
-    return None
 
 
 WOFF2_ONLY = re.compile(r'(url\([^)]+\.woff2\) format\("woff2"\))(?:,url\([^)]+\) format\("[^"]+"\))+')
@@ -203,10 +216,8 @@ class LectureWriter:
         self.warnings = []
 
     def format_options(self, fmt):
-        # _quarto.yml's options, then the lecture's own front matter on top (as Quarto merges them).
-        merged = dict((self.project.config.get("format") or {}).get(fmt.name) or {})
-        merged.update((self.execution.lecture.meta.get("format") or {}).get(fmt.name) or {})
-        return merged
+        return {key: value for key, (value, _path, _line) in
+                option_sources(self.project, self.execution.lecture, fmt).items()}
 
     def echo_default(self, fmt):
         execute = {**(self.project.config.get("execute") or {}), **(self.execution.lecture.meta.get("execute") or {})}
@@ -221,7 +232,6 @@ class LectureWriter:
 
     def pandoc_args(self, fmt):
         ext = self.project.extension_dir
-        options = self.format_options(fmt)
         args = ["--from=markdown", f"--to={fmt.name}", *fmt.fixed_args,
                 f"--resource-path={self.build}:{self.project.root}",
                 "--metadata", f"lang={self.project.config.get('lang', 'bn')}"]
@@ -233,7 +243,7 @@ class LectureWriter:
         if fmt is TYPST:
             args += [f"--template={ext / 'handout-template.typ'}"]
         args += self._provenance_metadata()
-        args += _format_args(fmt, options, self.project, self.project.root / "_quarto.yml")
+        args += _format_args(fmt, self.project, self.execution.lecture)
         return args
 
     def _provenance_metadata(self):

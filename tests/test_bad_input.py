@@ -1,0 +1,155 @@
+"""Bad input: a clear `file:line: what`, exit 1, and the previous products untouched, never a traceback.
+
+Also what must hold when the input is fine but the circumstances are not: two renders at once, a
+cell that floods its output, Ctrl-C in any stage, a project copied to another folder.
+"""
+import os
+import re
+import shutil
+import textwrap
+
+import pytest
+
+from conftest import FRONT, MiniProject
+from test_pipeline import GOOD, line_of
+
+
+@pytest.fixture(scope="module")
+def rendered_mini(tmp_path_factory):
+    """One throwaway project rendered once; each test gets its own copy (cache and products included)."""
+    mini = MiniProject(tmp_path_factory.mktemp("rendered"))
+    mini.write(GOOD)
+    result = mini.render()
+    assert result.returncode == 0, result.stderr
+    return mini
+
+
+@pytest.fixture
+def copy(rendered_mini, tmp_path):
+    root = tmp_path / "project"
+    shutil.copytree(rendered_mini.root, root, symlinks=True)
+    mini = MiniProject.__new__(MiniProject)
+    mini.root, mini.lecture = root, root / "lectures" / "demo"
+    return mini
+
+
+def assert_named(result, path, line, *expected):
+    """One message naming path:line (±0), exit 1, no Python traceback."""
+    message = result.stderr
+    assert result.returncode == 1, message
+    assert "Traceback (most recent call last)" not in message, message
+    assert f"{path.name}:{line}:" in message, (line, message)
+    for text in expected:
+        assert text in message, message
+
+
+def assert_untouched(mini, before):
+    assert (mini.slides.read_bytes(), mini.handout.read_bytes()) == before
+
+
+def products(mini):
+    return mini.slides.read_bytes(), mini.handout.read_bytes()
+
+
+# ---- reading the sources ------------------------------------------------------------------------
+
+def test_include_of_a_folder_is_named(copy):
+    before = products(copy)
+    (copy.lecture / "parts").mkdir()
+    copy.write(GOOD + "\n{{< include parts >}}\n")
+    index = copy.lecture / "index.qmd"
+    assert_named(copy.render(), index, line_of(index, "include parts"), "is a folder")
+    assert_untouched(copy, before)
+
+
+def test_include_outside_the_project_is_refused(copy):
+    before = products(copy)
+    outside = os.path.relpath("/etc/passwd", copy.lecture)
+    assert outside.startswith("../../")
+    copy.write(GOOD + f"\n{{{{< include {outside} >}}}}\n")
+    index = copy.lecture / "index.qmd"
+    result = copy.render()
+    assert_named(result, index, line_of(index, "etc/passwd"), "outside the project")
+    assert "root:" not in result.stderr
+    assert_untouched(copy, before)
+
+
+def test_cell_file_outside_the_project_is_refused(copy):
+    copy.write(GOOD + "\n```{python}\n#| label: stolen\n#| file: /etc/hostname\n```\n")
+    index = copy.lecture / "index.qmd"
+    assert_named(copy.render(), index, line_of(index, "```{python}", 2), "outside the project")
+
+
+def test_non_utf8_source_is_named_with_its_line(copy):
+    before = products(copy)
+    copy.write(GOOD)
+    index = copy.lecture / "index.qmd"
+    data = index.read_bytes().replace("বাজারের".encode(), "বাজারের".encode() + b" \xff\xfe ", 1)
+    index.write_bytes(data)
+    bad_line = data[:data.index(b"\xff")].count(b"\n") + 1
+    assert_named(copy.render(), index, bad_line, "not UTF-8", "0xff")
+    assert_untouched(copy, before)
+
+
+def test_non_utf8_section_is_named_with_its_line(copy):
+    copy.write(GOOD + "\n{{< include _part.qmd >}}\n")
+    (copy.lecture / "_part.qmd").write_bytes(b"## Part {#sec-part}\n\ncaf\xe9 latin-1\n")
+    assert_named(copy.render(), copy.lecture / "_part.qmd", 3, "not UTF-8")
+
+
+# ---- front matter and YAML ----------------------------------------------------------------------
+
+def front(extra):
+    """The fixture's front matter with extra lines before its closing '---'."""
+    return FRONT[:-4] + textwrap.dedent(extra) + "---\n"
+
+
+FRONT_MATTER_CASES = {
+    # name: (front matter, the text on the line to blame, what the message says)
+    "unknown revealjs option": (front("format:\n  revealjs:\n    slide-numbr: true\n"), "slide-numbr",
+                                "'revealjs: slide-numbr' is outside the supported subset"),
+    "unknown typst option": (front("format:\n  typst:\n    papersize: a4\n    fontsise: 10pt\n"), "fontsise",
+                             "'typst: fontsise'"),
+    "unknown format": (front("format:\n  pdf:\n    toc: true\n"), "pdf:", "format 'pdf' is not one"),
+    "unknown top-level key": (front("episod: 3\n"), "episod: 3", "front-matter key 'episod'"),
+    "unclosed quote": ('---\ntitle: "পরীক্ষার লেকচার\ncourse: x\nepisode: 1\nmodule: 1\n---\n', "title:",
+                       "malformed YAML front matter"),
+    "unclosed bracket": ("---\ntitle: x\ncourse: [a, b\nepisode: 1\nmodule: 1\nepisodes: 2\n---\n", "course:",
+                         "malformed YAML front matter"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FRONT_MATTER_CASES))
+def test_front_matter_errors_are_blamed_on_the_lecture_line(copy, case):
+    before = products(copy)
+    text, needle, expected = FRONT_MATTER_CASES[case]
+    copy.write(GOOD, front=text)
+    index = copy.lecture / "index.qmd"
+    result = copy.render()
+    assert_named(result, index, line_of(index, needle), expected)
+    assert "_quarto.yml" not in result.stderr.split("\n")[-2]
+    assert_untouched(copy, before)
+
+
+def test_quarto_document_keys_are_accepted(copy):
+    copy.write(GOOD, front=front('author: "শিক্ষক"\ndate: 2026-01-05\nsubtitle: "উপশিরোনাম"\n'
+                                 'description: "ছোট বর্ণনা"\nlang: bn\nformat:\n  revealjs: default\n'))
+    result = copy.render()
+    assert result.returncode == 0, result.stderr
+
+
+def test_quarto_yml_errors_name_their_line(copy):
+    config = copy.root / "_quarto.yml"
+    text = config.read_text(encoding="utf-8")
+    config.write_text(text.replace("    papersize: a4\n", "    papersize: a4\n    paper-size: a5\n"), encoding="utf-8")
+    assert_named(copy.render(), config, line_of(config, "paper-size"), "'typst: paper-size'")
+    config.write_text(text.replace("  revealjs:\n", "  html:\n  revealjs:\n"), encoding="utf-8")
+    assert_named(copy.render(), config, line_of(config, "html:"), "format 'html' is not one")
+    config.write_text(text.replace("  timeout: 120", "  timeout: [120"), encoding="utf-8")
+    assert_named(copy.render(), config, line_of(config, "timeout: [120"), "malformed YAML")
+
+
+def test_cell_option_yaml_error_points_at_the_opening_quote(copy):
+    copy.write(GOOD + '\n```{python}\n#| label: q\n#| fig-cap: "open\n#| echo: false\n#| eval: true\nprint(1)\n```\n')
+    index = copy.lecture / "index.qmd"
+    assert_named(copy.render(), index, line_of(index, 'fig-cap: "open'), "malformed '#|' cell options")
