@@ -153,3 +153,30 @@ def test_cell_option_yaml_error_points_at_the_opening_quote(copy):
     copy.write(GOOD + '\n```{python}\n#| label: q\n#| fig-cap: "open\n#| echo: false\n#| eval: true\nprint(1)\n```\n')
     index = copy.lecture / "index.qmd"
     assert_named(copy.render(), index, line_of(index, 'fig-cap: "open'), "malformed '#|' cell options")
+
+
+# ---- circumstances ------------------------------------------------------------------------------
+
+def start_render(mini, *args, **popen):
+    """The render CLI started in the background (the same command as conftest.run_render)."""
+    import subprocess
+    from conftest import PYTHON, ROOT
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "scripts")}
+    return subprocess.Popen([PYTHON, "-m", "lecturekit.render", "--quiet", *args], cwd=mini.root, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **popen)
+
+
+def test_two_renders_at_once_both_succeed(mini):
+    """Both runs share _build/demo/: today one dies with 'Kernel didn't respond'. Now the second
+    waits for the first and then finds its execution in the cache."""
+    mini.write(GOOD)
+    runs = [start_render(mini), start_render(mini)]
+    outcomes = [run.communicate(timeout=300) for run in runs]
+    for run, (_out, err) in zip(runs, outcomes):
+        assert run.returncode == 0, err
+        assert "Invalid Signature" not in err and "didn't respond" not in err
+    logs = [err for _out, err in outcomes]
+    assert sum("waiting for another render of demo" in log for log in logs) == 1, logs
+    assert sum("(executed)" in log for log in logs) == 1, logs
+    assert mini.handout.read_bytes().startswith(b"%PDF") and b"</html>" in mini.slides.read_bytes()
+    assert list((mini.root / "_build" / "demo" / "run").glob("kernel-*.json")) == []

@@ -156,17 +156,19 @@ def build_lecture(root, lecture_dir, format_names, *, versions=None, fresh=False
     project = Project(Path(root))
     result = LectureResult(Path(lecture_dir).name)
     try:
-        execution = execute_lecture(project, Path(lecture_dir), fresh=fresh, progress=progress,
-                                    versions=versions, write=False)
-        result.name = execution.lecture.name
-        result.executed = not execution.from_cache
-        result.execute_seconds = execution.seconds
-        result.execution_timings = execution.timings if result.executed else {}
-        if execute_only:
-            write_notebook(execution.notebook, project.notebook_path(result.name))
-        else:
-            write_products(project, execution, [FORMATS[n] for n in format_names],
-                           theme or theme_digest(project), result, force=force)
+        # One render at a time per lecture (a second one waits, then finds the execution cached).
+        with project.lecture_lock(result.name, progress=progress_to_stderr):
+            execution = execute_lecture(project, Path(lecture_dir), fresh=fresh, progress=progress,
+                                        versions=versions, write=False)
+            result.name = execution.lecture.name
+            result.executed = not execution.from_cache
+            result.execute_seconds = execution.seconds
+            result.execution_timings = execution.timings if result.executed else {}
+            if execute_only:
+                write_notebook(execution.notebook, project.notebook_path(result.name))
+            else:
+                write_products(project, execution, [FORMATS[n] for n in format_names],
+                               theme or theme_digest(project), result, force=force)
     except LectureError as err:
         result.error = str(err)
     result.seconds = time.perf_counter() - started

@@ -8,6 +8,7 @@ import json
 import os
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import nbformat
@@ -88,8 +89,12 @@ class LectureExecutor:
         # nbclient stores each executed cell at its index; one slot serves every cell in turn.
         scratch = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("")])
         # IPC sockets: the kernel is local, and TCP would make ipykernel warn on every start.
+        # Connection files of this run only: another render (or check) of the same lecture may run
+        # a kernel in the same folder at the same time.
+        run_id = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
         km = AsyncKernelManager(kernel_name=self.kernel_name, transport="ipc",
-                           connection_file=str(self.workdir / "kernel.json"), ip=str(self.workdir / "kernel"))
+                                connection_file=str(self.workdir / f"kernel-{run_id}.json"),
+                                ip=str(self.workdir / f"kernel-{run_id}"))
         if self.python:
             km.kernel_spec.argv = [str(self.python), "-m", "ipykernel_launcher", "-f", "{connection_file}"]
         client = NotebookClient(scratch, km=km, kernel_name=self.kernel_name, timeout=self.timeout,

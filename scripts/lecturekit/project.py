@@ -1,4 +1,7 @@
 """The project: `_quarto.yml`, where lectures live, where builds and products go."""
+import contextlib
+import fcntl
+import sys
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -83,3 +86,19 @@ class Project:
     def notebook_path(self, lecture_name):
         """Where the executed notebook goes; `_quarto.yml`'s `render:` lists these paths."""
         return self.build_dir / lecture_name / f"{lecture_name}.ipynb"
+
+    @contextlib.contextmanager
+    def lecture_lock(self, lecture_name, progress=None):
+        """Only one render at a time builds a lecture: its kernel's run folder, cache entry,
+        notebook and products are one lecture's. A second render waits, and then finds the first
+        one's execution in the cache. The lock is the kernel's (flock): a killed render frees it."""
+        path = self.build_dir / lecture_name / ".lock"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a") as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                say = progress or (lambda message: print(message, file=sys.stderr, flush=True))
+                say(f"[{lecture_name}] waiting for another render of {lecture_name} to finish")
+                fcntl.flock(handle, fcntl.LOCK_EX)
+            yield

@@ -183,9 +183,14 @@ def woff2_katex(project):
     css = WOFF2_ONLY.sub(r"\1", (source / "katex.min.css").read_text(encoding="utf-8"))
     target.mkdir(parents=True, exist_ok=True)
     if not (target / "katex.min.css").exists() or (target / "katex.min.css").read_text(encoding="utf-8") != css:
-        (target / "katex.min.css").write_text(css, encoding="utf-8")
-        shutil.copy(source / "katex.min.js", target / "katex.min.js")
-        shutil.copytree(source / "fonts", target / "fonts", dirs_exist_ok=True)
+        # The stylesheet is renamed into place last, and each file atomically: another render
+        # reading these at the same time never sees half a file.
+        for font in (source / "fonts").iterdir():
+            _copy_atomically(font, target / "fonts" / font.name)
+        _copy_atomically(source / "katex.min.js", target / "katex.min.js")
+        aside = target / f".katex.min.css.{os.getpid()}.{threading.get_ident()}"
+        aside.write_text(css, encoding="utf-8")
+        os.replace(aside, target / "katex.min.css")
     return target
 
 
@@ -197,6 +202,13 @@ BENGALI_DIGITS = str.maketrans("0123456789", "০১২৩৪৫৬৭৮৯")
 def bengali_date(timestamp):
     day = datetime.datetime.fromtimestamp(timestamp, datetime.timezone.utc)
     return f"{day.day} {MONTHS[day.month - 1]} {day.year}".translate(BENGALI_DIGITS)
+
+
+def _copy_atomically(source, target):
+    target.parent.mkdir(parents=True, exist_ok=True)
+    aside = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}")
+    shutil.copyfile(source, aside)
+    os.replace(aside, target)
 
 
 def _replace_atomically(tmp, target):
