@@ -3,7 +3,7 @@ import time
 from dataclasses import dataclass, field
 
 from . import cache, qmd
-from .execute import DEFAULT_TIMEOUT, LectureExecutor
+from .execute import DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT, LectureExecutor
 from .notebook import executed_notebook, write_notebook
 from .writers import check_format_options
 
@@ -39,7 +39,8 @@ def execute_lecture(project, lecture_dir, *, fresh=False, progress=None, python=
         executor = LectureExecutor(lecture, code_dir=project.code_dir,
                                    workdir=project.build_dir / lecture.name / "run",
                                    timeout=project.setting("timeout", DEFAULT_TIMEOUT), python=python,
-                                   progress=progress)
+                                   progress=progress,
+                                   max_output=project.setting("max-output", DEFAULT_MAX_OUTPUT))
         results = executor.run()
         results["versions"] = versions
         results["executed_at"] = int(time.time())

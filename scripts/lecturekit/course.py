@@ -132,12 +132,8 @@ def write_products(project, execution, formats, theme, result, *, force=False):
         return result
     started = time.perf_counter()
     writer = LectureWriter(project, execution)
-    if len(todo) == 1:
-        products = [writer.write(todo[0])]
-    else:
-        # pandoc runs as its own process and Typst outside the GIL: the formats overlap.
-        with cf.ThreadPoolExecutor(len(todo)) as pool:
-            products = list(pool.map(writer.write, todo))
+    # Both formats at once (pandoc and Typst are child processes), swapped in together.
+    products = writer.write_all(todo)
     for fmt in todo:
         manifest.record(fmt, inputs[fmt.name])
     manifest.save()

@@ -4,6 +4,7 @@
 the way nbclient's NotebookClient does for a notebook. It returns plain results (outputs per cell,
 values per inline expression, truth per claim) that the cache stores and notebook.py applies.
 """
+import asyncio
 import json
 import os
 import sys
@@ -22,6 +23,10 @@ from .emit import strip_ansi
 from .errors import LectureError
 
 DEFAULT_TIMEOUT = 120  # seconds per cell, unless the cell or _quarto.yml says otherwise
+# Bytes of output one cell may produce (`lecturekit: max-output:` in _quarto.yml). No slide or page
+# shows more than a few kilobytes; the largest figure of lecture 09 is 80 kB. A cell that prints
+# megabytes is a mistake, and would cost Typst minutes and gigabytes.
+DEFAULT_MAX_OUTPUT = 1_000_000
 
 # The kernel is started with these so outputs do not depend on the terminal or the core count.
 KERNEL_ENV = {
@@ -58,6 +63,29 @@ finally:
 """
 
 
+class _BoundedClient(NotebookClient):
+    """nbclient, keeping at most `max_output` bytes of a cell's outputs. Past that the kernel is
+    interrupted (the cell stops within moments) and `overflow` says how much had arrived."""
+
+    max_output = DEFAULT_MAX_OUTPUT
+    received = 0
+    overflow = False
+
+    def start_cell(self):
+        self.received, self.overflow = 0, False
+
+    def output(self, outs, msg, display_id, cell_index):
+        content = msg.get("content", {})
+        self.received += len(content.get("text", "").encode()) + sum(
+            len(str(value).encode()) for value in (content.get("data") or {}).values())
+        if self.received <= self.max_output:
+            return super().output(outs, msg, display_id, cell_index)
+        if not self.overflow:
+            self.overflow = True
+            asyncio.ensure_future(self.km.interrupt_kernel())
+        return None
+
+
 def _traceback(outputs):
     for out in outputs:
         if out.get("output_type") == "error":
@@ -73,11 +101,12 @@ class LectureExecutor:
     """Run every cell and inline expression of one lecture in one kernel."""
 
     def __init__(self, lecture, *, code_dir, workdir, timeout=DEFAULT_TIMEOUT, kernel_name="python3",
-                 python=None, progress=None):
+                 python=None, progress=None, max_output=DEFAULT_MAX_OUTPUT):
         self.lecture = lecture
         self.code_dir = Path(code_dir)
         self.workdir = Path(workdir)
         self.timeout = timeout
+        self.max_output = max_output
         self.kernel_name = kernel_name
         self.python = python  # another environment's interpreter, e.g. for an upgrade report
         self.progress = progress or (lambda message: None)
@@ -97,9 +126,10 @@ class LectureExecutor:
                                 ip=str(self.workdir / f"kernel-{run_id}"))
         if self.python:
             km.kernel_spec.argv = [str(self.python), "-m", "ipykernel_launcher", "-f", "{connection_file}"]
-        client = NotebookClient(scratch, km=km, kernel_name=self.kernel_name, timeout=self.timeout,
+        client = _BoundedClient(scratch, km=km, kernel_name=self.kernel_name, timeout=self.timeout,
                                 allow_errors=True, record_timing=False,
                                 resources={"metadata": {"path": str(self.workdir)}})
+        client.max_output = self.max_output
         results = {"cells": [], "inline": [], "claims": []}
         env_before = os.environ.copy()
         os.environ.update(KERNEL_ENV)
@@ -144,6 +174,7 @@ class LectureExecutor:
         """Execute one piece of code; return its outputs. Kernel failures become LectureErrors."""
         cell = nbformat.v4.new_code_cell(source)
         client.timeout = timeout
+        client.start_cell()
         try:
             client.execute_cell(cell, 0, store_history=True)
         except CellTimeoutError:
@@ -151,6 +182,10 @@ class LectureExecutor:
                                *where, label) from None
         except DeadKernelError as err:
             raise LectureError(f"the kernel died while running this cell ({err})", *where, label) from None
+        if client.overflow:
+            raise LectureError(f"cell output passed the limit of {self.max_output:,} bytes and the cell was "
+                               f"stopped; print a summary instead (the limit is 'lecturekit: max-output:' "
+                               f"in _quarto.yml)", *where, label)
         return cell
 
     def _cell(self, client, cell, index, total):

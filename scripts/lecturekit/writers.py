@@ -4,18 +4,20 @@ A declarative table says, per format, how each `_quarto.yml` option becomes a pa
 the product is called and how it is finished (Typst compiles the handout). Products are written to a
 temporary name and renamed, so a failed render leaves the previous good product in place.
 """
+import concurrent.futures as cf
 import datetime
+import json
 import os
 import re
 import shutil
 import subprocess
+import sys
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import pypandoc
-import typst
 
 from .emit import MarkdownEmitter
 from .errors import LectureError
@@ -211,11 +213,6 @@ def _copy_atomically(source, target):
     os.replace(aside, target)
 
 
-def _replace_atomically(tmp, target):
-    target.parent.mkdir(parents=True, exist_ok=True)
-    os.replace(tmp, target)
-
-
 class LectureWriter:
     """Write one lecture's products from its executed notebook."""
 
@@ -226,6 +223,7 @@ class LectureWriter:
         self.build = project.build_dir / self.name
         self.timings = {}
         self.warnings = []
+        self.children = Children()
 
     def format_options(self, fmt):
         return {key: value for key, (value, _path, _line) in
@@ -271,8 +269,40 @@ class LectureWriter:
             args += ["--metadata", f"render-date={bengali_date(record['executed_at'])}"]
         return args
 
+    def write_all(self, formats):
+        """Render the formats (at the same time: pandoc and Typst are child processes) and only when
+        every one succeeded put them all in place, so a lecture's slides and handout always come
+        from the same render. Any failure or Ctrl-C stops the children and leaves the old products."""
+        formats = list(formats)
+        aside = {}
+        try:
+            if len(formats) == 1:
+                aside[formats[0].name] = self.write_aside(formats[0])
+            else:
+                with cf.ThreadPoolExecutor(len(formats)) as pool:
+                    futures = {fmt.name: pool.submit(self.write_aside, fmt) for fmt in formats}
+                    try:
+                        for name, future in futures.items():
+                            aside[name] = future.result()
+                    except BaseException:
+                        self.children.stop()
+                        raise
+            targets = []
+            for fmt in formats:
+                target = self.project.output_dir / self.name / fmt.product
+                os.replace(aside.pop(fmt.name), target)
+                targets.append(target)
+            return targets
+        finally:
+            for tmp in aside.values():
+                tmp.unlink(missing_ok=True)
+
     def write(self, fmt):
         """Render one product; return its path. The old product survives any failure."""
+        return self.write_all([fmt])[0]
+
+    def write_aside(self, fmt):
+        """Render one product next to where it goes; return that temporary file."""
         target = self.project.output_dir / self.name / fmt.product
         started = time.perf_counter()
         source = self.markdown(fmt)
@@ -291,14 +321,14 @@ class LectureWriter:
             else:
                 self._pandoc(source, tmp, fmt)
                 self.timings["pandoc revealjs"] = time.perf_counter() - started
-            _replace_atomically(tmp, target)
-        finally:
+        except BaseException:
             tmp.unlink(missing_ok=True)
-        return target
+            raise
+        return tmp
 
     def _pandoc(self, source, output, fmt):
-        run = subprocess.run([pypandoc.get_pandoc_path(), str(source), *self.pandoc_args(fmt), "-o", str(output)],
-                             cwd=self.build, capture_output=True, text=True)
+        run = self.children.run([pypandoc.get_pandoc_path(), str(source), *self.pandoc_args(fmt), "-o", str(output)],
+                                cwd=self.build)
         if run.returncode != 0:
             raise LectureError(f"pandoc could not write the {fmt.name} product:\n{run.stderr.strip()}",
                                self.execution.lecture.index)
@@ -308,9 +338,58 @@ class LectureWriter:
     def _typst(self, typ, pdf):
         # The PDF's date is the execution's date: the same executed notebook gives the same bytes.
         executed_at = self.execution.notebook.metadata.get("lecture", {}).get("executed_at")
+        options = dict(input=str(typ), output=str(pdf), root=str(self.project.root),
+                       font_paths=[str(handout_fonts(self.project))], ignore_system_fonts=True,
+                       timestamp=executed_at or 0, pdf_tags=True)
+        # Typst runs in a child process: inside the compiler nothing answers Ctrl-C, a child can be killed.
+        run = self.children.run([sys.executable, "-c", _TYPST_CHILD, json.dumps(options)], cwd=self.build)
+        if run.returncode != 0:
+            raise LectureError(f"typst could not compile the handout: {run.stderr.strip()}", typ)
+
+
+# The Typst compile as a child process. SIGINT kills it at once (Python would only see the signal
+# after the compiler returned); its own exception text is the message.
+_TYPST_CHILD = """
+import json, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+import typst
+options = json.loads(sys.argv[1])
+try:
+    typst.compile(options.pop("input"), **options)
+except Exception as err:
+    sys.exit(str(err))
+"""
+
+
+class Children:
+    """The child processes of a write stage (pandoc, Typst), so that all of them can be stopped
+    when one format fails or the user presses Ctrl-C."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.running = set()
+        self.stopped = False
+
+    def run(self, argv, cwd):
+        """Run argv to its end; return a CompletedProcess with text output."""
+        with self.lock:
+            if self.stopped:
+                raise KeyboardInterrupt
+            process = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            self.running.add(process)
         try:
-            typst.compile(str(typ), output=str(pdf), root=str(self.project.root),
-                          font_paths=[str(handout_fonts(self.project))], ignore_system_fonts=True,
-                          timestamp=executed_at or 0, pdf_tags=True)
-        except Exception as err:  # typst raises its own error type with the diagnostics
-            raise LectureError(f"typst could not compile the handout: {err}", typ) from None
+            out, err = process.communicate()
+        except BaseException:
+            process.kill()
+            process.wait()
+            raise
+        finally:
+            with self.lock:
+                self.running.discard(process)
+        return subprocess.CompletedProcess(argv, process.returncode, out, err)
+
+    def stop(self):
+        with self.lock:
+            self.stopped = True
+            for process in self.running:
+                process.kill()
