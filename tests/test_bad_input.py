@@ -6,11 +6,15 @@ cell that floods its output, Ctrl-C in any stage, a project copied to another fo
 import os
 import re
 import shutil
+import signal
+import subprocess
 import textwrap
+import time
+from pathlib import Path
 
 import pytest
 
-from conftest import FRONT, MiniProject
+from conftest import FRONT, PYTHON, ROOT, MiniProject
 from test_pipeline import GOOD, line_of
 
 
@@ -157,13 +161,12 @@ def test_cell_option_yaml_error_points_at_the_opening_quote(copy):
 
 # ---- circumstances ------------------------------------------------------------------------------
 
-def start_render(mini, *args, **popen):
+def start_render(mini, *args, quiet=True, **popen):
     """The render CLI started in the background (the same command as conftest.run_render)."""
-    import subprocess
-    from conftest import PYTHON, ROOT
     env = {**os.environ, "PYTHONPATH": str(ROOT / "scripts")}
-    return subprocess.Popen([PYTHON, "-m", "lecturekit.render", "--quiet", *args], cwd=mini.root, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **popen)
+    return subprocess.Popen([PYTHON, "-m", "lecturekit.render", *(["--quiet"] if quiet else []), *args],
+                            cwd=mini.root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            **popen)
 
 
 def test_two_renders_at_once_both_succeed(mini):
@@ -179,4 +182,114 @@ def test_two_renders_at_once_both_succeed(mini):
     assert sum("waiting for another render of demo" in log for log in logs) == 1, logs
     assert sum("(executed)" in log for log in logs) == 1, logs
     assert mini.handout.read_bytes().startswith(b"%PDF") and b"</html>" in mini.slides.read_bytes()
-    assert list((mini.root / "_build" / "demo" / "run").glob("kernel-*.json")) == []
+    assert list((mini.root / "_build" / "demo" / "run").glob("kernel*")) == []
+
+
+def test_a_flood_of_output_is_stopped_and_named(copy):
+    """20 MB of print: today Typst runs for a quarter of an hour. The cell is stopped at the limit."""
+    before = products(copy)
+    copy.write(GOOD + '\n```{python}\n#| label: flood\nfor i in range(200_000):\n    print("x" * 99)\n```\n')
+    index = copy.lecture / "index.qmd"
+    started = time.perf_counter()
+    result = copy.render()
+    assert time.perf_counter() - started < 60
+    assert_named(result, index, line_of(index, "```{python}", 2), "[cell flood]", "limit of 1,000,000 bytes",
+                 "max-output")
+    assert_untouched(copy, before)
+
+
+def test_products_are_replaced_together_or_not_at_all(copy):
+    """The handout fails (a header Typst cannot parse) after the slides were made: neither is
+    replaced, so the slides never show prose the handout does not have."""
+    before = products(copy)
+    (copy.root / "broken.typ").write_text("#let broken = (\n", encoding="utf-8")
+    copy.write(GOOD.replace("খাতায় ওঠে", "খাতায় লেখা হয়"),
+               front=front("format:\n  typst:\n    include-in-header: broken.typ\n"))
+    result = copy.render()
+    assert result.returncode == 1 and "typst could not compile" in result.stderr, result.stderr
+    assert_untouched(copy, before)
+    assert not list((copy.root / "_output" / "demo").glob(".*.tmp"))
+    copy.write(GOOD.replace("খাতায় ওঠে", "খাতায় লেখা হয়"))
+    assert copy.render().returncode == 0
+    assert "খাতায় লেখা হয়" in copy.slides.read_text(encoding="utf-8")
+
+
+def processes_under(folder):
+    """Processes working in folder or naming a path in it: kernels (their working folder is
+    _build/<lecture>/run), pandoc and Typst children."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            cwd = os.readlink(proc / "cwd")
+        except OSError:
+            continue
+        if str(folder) in cmdline or cwd.startswith(str(folder)):
+            found.append((proc.name, cmdline))
+    return found
+
+
+def interrupt_when(mini, run, ready, what):
+    """Ctrl-C (SIGINT to the render's process group, as a terminal sends it) once ready() holds;
+    return the seconds until the render exited."""
+    deadline = time.monotonic() + 120
+    while not ready():
+        assert run.poll() is None, run.communicate()
+        assert time.monotonic() < deadline, f"never reached {what}"
+        time.sleep(0.05)
+    time.sleep(0.3)  # well inside the stage
+    sent = time.monotonic()
+    os.killpg(run.pid, signal.SIGINT)
+    try:
+        run.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.killpg(run.pid, signal.SIGKILL)
+        raise AssertionError(f"Ctrl-C in {what} did not stop the render within 10 s")
+    return time.monotonic() - sent
+
+
+def test_ctrl_c_stops_the_kernel_stage_within_a_second(copy):
+    before = products(copy)
+    copy.write(GOOD + '\n```{python}\n#| label: slow\nimport time\nfor _ in range(600):\n    time.sleep(0.1)\n```\n')
+    run = start_render(copy, quiet=False, start_new_session=True)
+    log = copy.root / "_build" / "demo"
+    seen = []
+
+    def cell_started():
+        # Progress lines arrive on stderr; the slow cell is the second one.
+        line = run.stderr.readline()
+        seen.append(line)
+        return "cell 2/2 slow" in line
+    seconds = interrupt_when(copy, run, cell_started, "the kernel stage")
+    err = "".join(seen) + run.stderr.read()
+    assert seconds < 1.0, (seconds, err)
+    assert run.returncode == 130 and "interrupted" in err, err
+    assert "Traceback" not in err, err
+    assert processes_under(copy.root) == []
+    assert_untouched(copy, before)
+    assert log.exists()
+
+
+def test_ctrl_c_stops_typst_within_a_second(copy):
+    """A handout that takes Typst a long time (3 MB of output, allowed here): Ctrl-C while it compiles."""
+    before = products(copy)
+    config = copy.root / "_quarto.yml"
+    config.write_text(config.read_text(encoding="utf-8") + "  max-output: 5000000\n", encoding="utf-8")
+    copy.write(GOOD + '\n```{python}\n#| label: long\nfor i in range(30_000):\n    print("y" * 99)\n```\n')
+    run = start_render(copy, start_new_session=True)
+    typ = copy.root / "_build" / "demo" / "demo.typ"
+    old_typ = typ.stat().st_mtime_ns if typ.exists() else None
+
+    def typst_running():
+        return typ.exists() and typ.stat().st_mtime_ns != old_typ and any(
+            "typst.compile" in cmd or "import typst" in cmd for _pid, cmd in processes_under(copy.root)) \
+            or any("demo.typ" in cmd for _pid, cmd in processes_under(copy.root))
+    seconds = interrupt_when(copy, run, typst_running, "Typst")
+    err = run.stderr.read()
+    assert seconds < 1.0, (seconds, err)
+    assert run.returncode == 130, err
+    assert processes_under(copy.root) == []
+    assert_untouched(copy, before)
+    assert not list((copy.root / "_output" / "demo").glob(".*.tmp"))

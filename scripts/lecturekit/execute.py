@@ -8,8 +8,9 @@ import asyncio
 import json
 import os
 import sys
+import shutil
+import tempfile
 import time
-import uuid
 from pathlib import Path
 
 import nbformat
@@ -118,12 +119,12 @@ class LectureExecutor:
         # nbclient stores each executed cell at its index; one slot serves every cell in turn.
         scratch = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("")])
         # IPC sockets: the kernel is local, and TCP would make ipykernel warn on every start.
-        # Connection files of this run only: another render (or check) of the same lecture may run
-        # a kernel in the same folder at the same time.
-        run_id = f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        # Connection files and sockets of this run only, in a private folder: another render (or
+        # check) of the same lecture may run a kernel at the same time, and a socket's path must
+        # stay under the system's 107 bytes however deep the project lies.
+        sockets = Path(tempfile.mkdtemp(prefix="lecturekit-"))
         km = AsyncKernelManager(kernel_name=self.kernel_name, transport="ipc",
-                                connection_file=str(self.workdir / f"kernel-{run_id}.json"),
-                                ip=str(self.workdir / f"kernel-{run_id}"))
+                                connection_file=str(sockets / "kernel.json"), ip=str(sockets / "kernel"))
         if self.python:
             km.kernel_spec.argv = [str(self.python), "-m", "ipykernel_launcher", "-f", "{connection_file}"]
         client = _BoundedClient(scratch, km=km, kernel_name=self.kernel_name, timeout=self.timeout,
@@ -148,6 +149,7 @@ class LectureExecutor:
             # A kernel manager we pass in is ours to stop; nbclient only stops kernels it made.
             if km.has_kernel:
                 run_sync(km.shutdown_kernel)(now=True)
+            shutil.rmtree(sockets, ignore_errors=True)
         results["timings"] = self.timings
         return results
 
