@@ -193,7 +193,7 @@ def test_a_flood_of_output_is_stopped_and_named(copy):
     started = time.perf_counter()
     result = copy.render()
     assert time.perf_counter() - started < 60
-    assert_named(result, index, line_of(index, "```{python}", 2), "[cell flood]", "limit of 1,000,000 bytes",
+    assert_named(result, index, line_of(index, "```{python}", 2), "[cell flood]", "limit of 500,000 bytes",
                  "max-output")
     assert_untouched(copy, before)
 
@@ -231,9 +231,9 @@ def processes_under(folder):
     return found
 
 
-def interrupt_when(mini, run, ready, what):
-    """Ctrl-C (SIGINT to the render's process group, as a terminal sends it) once ready() holds;
-    return the seconds until the render exited."""
+def interrupt_when(mini, run, ready, what, group=True):
+    """Ctrl-C (SIGINT to the render's process group, as a terminal sends it; with group=False to
+    the render alone, as `kill -INT` does) once ready() holds; return the seconds until it exited."""
     deadline = time.monotonic() + 120
     while not ready():
         assert run.poll() is None, run.communicate()
@@ -241,7 +241,10 @@ def interrupt_when(mini, run, ready, what):
         time.sleep(0.05)
     time.sleep(0.3)  # well inside the stage
     sent = time.monotonic()
-    os.killpg(run.pid, signal.SIGINT)
+    if group:
+        os.killpg(run.pid, signal.SIGINT)
+    else:
+        os.kill(run.pid, signal.SIGINT)
     try:
         run.wait(timeout=10)
     except subprocess.TimeoutExpired:
@@ -293,3 +296,23 @@ def test_ctrl_c_stops_typst_within_a_second(copy):
     assert processes_under(copy.root) == []
     assert_untouched(copy, before)
     assert not list((copy.root / "_output" / "demo").glob(".*.tmp"))
+
+
+def test_ctrl_c_stops_parallel_lectures_within_a_second(mini):
+    """Two lectures executing in worker processes: SIGINT to the render alone stops both kernels
+    and both workers (a terminal's Ctrl-C reaches them all; `kill -INT` does not)."""
+    slow = '\n```{python}\n#| label: slow\nimport time\nfor _ in range(600):\n    time.sleep(0.1)\n```\n'
+    mini.write(GOOD + slow)
+    second = mini.root / "lectures" / "other"
+    shutil.copytree(mini.lecture, second)
+    run = start_render(mini, "--jobs", "2", quiet=False, start_new_session=True)
+    seen = []
+
+    def both_slow():
+        seen.append(run.stderr.readline())
+        return sum("cell 2/2 slow" in line for line in seen) == 2
+    seconds = interrupt_when(mini, run, both_slow, "two kernel stages", group=False)
+    err = "".join(seen) + run.stderr.read()
+    assert seconds < 1.0, (seconds, err)
+    assert run.returncode == 130, err
+    assert processes_under(mini.root) == []

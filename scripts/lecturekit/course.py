@@ -16,6 +16,7 @@ import importlib.metadata
 import json
 import multiprocessing
 import os
+import signal
 import sys
 import time
 from dataclasses import dataclass, field
@@ -171,6 +172,24 @@ def build_lecture(root, lecture_dir, format_names, *, versions=None, fresh=False
     return result
 
 
+def _worker_build(*args, **kwargs):
+    """build_lecture in a worker process. Ctrl-C stops the kernel and children (build_lecture's
+    own cleanup), then the worker leaves at once instead of taking the next lecture."""
+    try:
+        return build_lecture(*args, **kwargs)
+    except KeyboardInterrupt:
+        os._exit(130)
+
+
+def _interrupt_workers(pool):
+    """Ctrl-C reached this process: pass it on (the terminal may not have) and start nothing new."""
+    for future in list(pool._pending_work_items.values()):
+        future.future.cancel()
+    for process in list((pool._processes or {}).values()):
+        if process.is_alive():
+            os.kill(process.pid, signal.SIGINT)
+
+
 @dataclass
 class Plan:
     lecture_dir: Path
@@ -257,10 +276,14 @@ def build_course(project, lecture_dirs, format_names=None, *, jobs=None, fresh=F
         # fork: the workers start with every module already imported. No thread runs here yet.
         context = multiprocessing.get_context("fork")
         with cf.ProcessPoolExecutor(min(jobs, len(todo)), mp_context=context) as pool:
-            futures = [pool.submit(build_lecture, project.root, p.lecture_dir, format_names,
+            futures = [pool.submit(_worker_build, project.root, p.lecture_dir, format_names,
                                    progress=progress, **kwargs) for p in todo]
-            for future in cf.as_completed(futures):
-                done(future.result())
+            try:
+                for future in cf.as_completed(futures):
+                    done(future.result())
+            except KeyboardInterrupt:
+                _interrupt_workers(pool)
+                raise
     return plans, [results[p.name] for p in plans]
 
 

@@ -25,9 +25,9 @@ from .errors import LectureError
 
 DEFAULT_TIMEOUT = 120  # seconds per cell, unless the cell or _quarto.yml says otherwise
 # Bytes of output one cell may produce (`lecturekit: max-output:` in _quarto.yml). No slide or page
-# shows more than a few kilobytes; the largest figure of lecture 09 is 80 kB. A cell that prints
-# megabytes is a mistake, and would cost Typst minutes and gigabytes.
-DEFAULT_MAX_OUTPUT = 1_000_000
+# shows more than a few kilobytes; the largest figure of lecture 09 is 80 kB. Typst's time grows
+# faster than the text: 0.5 MB of printed lines take it 7 s, 3 MB 214 s, 20 MB a quarter of an hour.
+DEFAULT_MAX_OUTPUT = 500_000
 
 # The kernel is started with these so outputs do not depend on the terminal or the core count.
 KERNEL_ENV = {
