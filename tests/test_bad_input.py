@@ -316,3 +316,38 @@ def test_ctrl_c_stops_parallel_lectures_within_a_second(mini):
     assert seconds < 1.0, (seconds, err)
     assert run.returncode == 130, err
     assert processes_under(mini.root) == []
+
+
+def test_a_copied_project_renders_byte_identical_products(mini, tmp_path_factory):
+    """Nothing written depends on where the project lies: a copy (cache included) in another folder
+    gives the same executed notebook, slides and handout, byte for byte."""
+    (mini.root / "code" / "minipkg" / "fail.py").write_text("def fail():\n    raise ValueError('না')\n")
+    mini.write(GOOD + """
+[উত্তর বিয়াল্লিশ]{.claim check="ANSWER == 42"}।
+
+```{python}
+#| label: raises
+#| error: true
+from minipkg.fail import fail
+fail()
+```
+
+```{python}
+#| label: here
+import os
+print(os.path.basename(os.getcwd()))
+```
+""")
+    assert mini.render().returncode == 0
+    copied = tmp_path_factory.mktemp("elsewhere") / "course"
+    shutil.copytree(mini.root, copied, symlinks=True)
+    result = subprocess.run([PYTHON, "-m", "lecturekit.render", "--quiet", "--force"], cwd=copied,
+                            env={**os.environ, "PYTHONPATH": str(ROOT / "scripts")}, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "cache hit" in result.stderr
+    notebook = Path("_build") / "demo" / "demo.ipynb"
+    text = (copied / notebook).read_text(encoding="utf-8")
+    for folder in (mini.root, copied):
+        assert str(folder) not in text, [line for line in text.split("\n") if str(folder) in line][:5]
+    for name in (notebook, Path("_output") / "demo" / "slides.html", Path("_output") / "demo" / "handout.pdf"):
+        assert (copied / name).read_bytes() == (mini.root / name).read_bytes(), name

@@ -1,4 +1,5 @@
 """The execute stage: a lecture's sources -> its executed notebook, from the cache when it is valid."""
+import os
 import time
 from dataclasses import dataclass, field
 
@@ -16,6 +17,27 @@ class Execution:
     from_cache: bool
     seconds: float
     timings: dict = field(default_factory=dict)
+
+
+def relative_paths(results, root):
+    """Tracebacks name files by their path inside the project, not where the project lies today:
+    the executed notebook (and so the products) of a copied project stay the same bytes."""
+    prefix = str(root.resolve()) + os.sep
+
+    def strip(value):
+        if isinstance(value, str):
+            return value.replace(prefix, "")
+        if isinstance(value, list):
+            return [strip(v) for v in value]
+        return value
+    for cell in results["cells"]:
+        for output in cell["outputs"]:
+            if output.get("output_type") == "error":
+                output["evalue"], output["traceback"] = strip(output["evalue"]), strip(output["traceback"])
+    for claims in results["claims"]:
+        for claim in claims:
+            claim["file"], claim["error"] = os.path.relpath(claim["file"], root), strip(claim["error"])
+    return results
 
 
 def execute_lecture(project, lecture_dir, *, fresh=False, progress=None, python=None, write=True,
@@ -41,7 +63,7 @@ def execute_lecture(project, lecture_dir, *, fresh=False, progress=None, python=
                                    timeout=project.setting("timeout", DEFAULT_TIMEOUT), python=python,
                                    progress=progress,
                                    max_output=project.setting("max-output", DEFAULT_MAX_OUTPUT))
-        results = executor.run()
+        results = relative_paths(executor.run(), project.root)
         results["versions"] = versions
         results["executed_at"] = int(time.time())
         store.store(lecture.name, key, results)
