@@ -190,9 +190,13 @@ def test_a_flood_of_output_is_stopped_and_named(copy):
     before = products(copy)
     copy.write(GOOD + '\n```{python}\n#| label: flood\nfor i in range(200_000):\n    print("x" * 99)\n```\n')
     index = copy.lecture / "index.qmd"
-    started = time.perf_counter()
-    result = copy.render()
-    assert time.perf_counter() - started < 60
+    run = start_render(copy, start_new_session=True)
+    try:
+        _out, err = run.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        os.killpg(run.pid, signal.SIGKILL)
+        raise AssertionError("a flood of output kept the render busy for 2 minutes")
+    result = subprocess.CompletedProcess(run.args, run.returncode, _out, err)
     assert_named(result, index, line_of(index, "```{python}", 2), "[cell flood]", "limit of 500,000 bytes",
                  "max-output")
     assert_untouched(copy, before)
@@ -351,3 +355,28 @@ print(os.path.basename(os.getcwd()))
         assert str(folder) not in text, [line for line in text.split("\n") if str(folder) in line][:5]
     for name in (notebook, Path("_output") / "demo" / "slides.html", Path("_output") / "demo" / "handout.pdf"):
         assert (copied / name).read_bytes() == (mini.root / name).read_bytes(), name
+
+
+EARLY_CLOSE = {
+    # name: (body after GOOD, the line to blame (its whole text, which occurrence), what the message says)
+    "exercise closed before its solution": (
+        "\n::: {.exercise}\nপ্রশ্ন।\n:::\n\n::: {.solution}\nউত্তর।\n:::\n:::\n", (":::", 1), "too early"),
+    "quiz closed before its explanation": (
+        "\n::: {.quiz}\nকোনটি?\n\n- [ ] এক\n- [x] দুই\n:::\n::: {.explain}\nকারণ।\n:::\n:::\n", (":::", 1),
+        "too early"),
+    "narrow close of a wide div": (
+        "\n:::: {.columns}\n::: {.column}\nবাম\n:::\n::: {.column}\nডান\n:::\n\nনিচে\n:::\n::::\n",
+        (":::", 3), "too early"),
+    "solution outside any exercise": ("\n::: {.solution}\nউত্তর।\n:::\n", ("::: {.solution}", 1),
+                                      "belongs inside a .exercise or .discussion"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(EARLY_CLOSE))
+def test_a_div_closed_too_early_is_blamed_where_it_closed(copy, case):
+    body, (needle, nth), expected = EARLY_CLOSE[case]
+    copy.write(GOOD + body)
+    index = copy.lecture / "index.qmd"
+    lines = index.read_text(encoding="utf-8").split("\n")
+    hits = [n for n, text in enumerate(lines, 1) if text == needle]
+    assert_named(copy.render(), index, hits[nth - 1], expected)

@@ -257,7 +257,8 @@ class _Scanner:
     def scan(self, text, path, first_line, chain):
         lines = text.split("\n")
         run, run_start = [], None
-        divs = []  # (colons, line) of open fenced divs
+        divs = []  # open fenced divs, innermost last
+        closed = []  # closed ones, in the order they closed (to find a ':::' that came too early)
         i = 0
 
         def flush():
@@ -315,12 +316,15 @@ class _Scanner:
             self._check_inline(line, path, lineno)
             opened = DIV_OPEN.match(line)
             if opened:
-                self._check_div(opened["attrs"], path, lineno)
-                divs.append((opened["colons"], lineno))
+                div = _Div(opened["colons"], lineno, self._check_div(opened["attrs"], path, lineno))
+                _check_nesting(div, divs, closed, path)
+                divs.append(div)
             elif DIV_CLOSE.match(line):
                 if not divs:
-                    raise LectureError("':::' closes a div that was never opened", path, lineno)
-                divs.pop()
+                    _stray_close(line.strip(), lineno, closed, path)
+                div = divs.pop()
+                div.closed_at, div.close_colons = lineno, line.strip()
+                closed.append(div)
             heading = HEADING.match(line)
             if heading:
                 if not HEADING_ID.search(heading["text"]):
@@ -332,7 +336,7 @@ class _Scanner:
             run.append(line)
             i += 1
         if divs:
-            raise LectureError("fenced div ':::' opened here is never closed", path, divs[-1][1])
+            raise LectureError("fenced div ':::' opened here is never closed", path, divs[-1].line)
         flush()
 
     def _cell(self, body, path, lineno):
@@ -388,6 +392,51 @@ class _Scanner:
         for cls in classes:
             if cls not in DIV_CLASSES:
                 raise LectureError(f"div class '.{cls}' is outside the supported subset", path, lineno)
+        return classes
+
+
+@dataclass
+class _Div:
+    colons: str
+    line: int
+    classes: list
+    closed_at: int | None = None
+    close_colons: str = ""
+
+    def describe(self):
+        return f"'{self.colons} {{.{' .'.join(self.classes)}}}' (line {self.line})" if self.classes else \
+            f"the div opened at line {self.line}"
+
+
+# Divs that only mean something inside another one.
+REQUIRED_PARENT = {"solution": ("exercise", "discussion"), "explain": ("quiz",), "column": ("columns",)}
+
+
+def _check_nesting(div, divs, closed, path):
+    """A .solution outside any .exercise usually means the exercise's ':::' came too early: blame
+    that ':::', not the stray one the reader would otherwise be sent to at the end."""
+    for cls in div.classes:
+        parents = REQUIRED_PARENT.get(cls)
+        if not parents or any(set(parents) & set(d.classes) for d in divs):
+            continue
+        wanted = " or ".join(f".{p}" for p in parents)
+        early = next((d for d in reversed(closed) if set(parents) & set(d.classes)), None)
+        if early is not None:
+            raise LectureError(f"this ':::' closes {early.describe()} too early: its .{cls} at line {div.line} "
+                               f"is left outside it (a .{cls} belongs inside a {wanted})", path, early.closed_at)
+        raise LectureError(f"a .{cls} belongs inside a {wanted}", path, div.line)
+
+
+def _stray_close(colons, lineno, closed, path):
+    """A ':::' with nothing to close: an earlier ':::' closed a div too early. When the author wrote
+    the fences with distinct widths, the close narrower than its opening is that one."""
+    early = next((d for d in reversed(closed) if len(d.close_colons) < len(d.colons)), None)
+    if early is not None:
+        raise LectureError(f"this '{early.close_colons}' closes {early.describe()} too early: the "
+                           f"'{colons}' at line {lineno} is left with nothing to close", path, early.closed_at)
+    hint = f" (the last div closed before it: {closed[-1].describe()}, closed at line {closed[-1].closed_at})" \
+        if closed else ""
+    raise LectureError(f"':::' closes a div that was never opened{hint}", path, lineno)
 
 
 def _closing_fence(lines, start, fence):
