@@ -40,6 +40,19 @@ def relative_paths(results, root):
     return results
 
 
+def _execute(project, lecture, key, versions, store, python, progress):
+    executor = LectureExecutor(lecture, code_dir=project.code_dir,
+                               workdir=project.build_dir / lecture.name / "run",
+                               timeout=project.setting("timeout", DEFAULT_TIMEOUT), python=python,
+                               progress=progress,
+                               max_output=project.setting("max-output", DEFAULT_MAX_OUTPUT))
+    results = relative_paths(executor.run(), project.root)
+    results["versions"] = versions
+    results["executed_at"] = int(time.time())
+    store.store(lecture.name, key, results)
+    return results
+
+
 def execute_lecture(project, lecture_dir, *, fresh=False, progress=None, python=None, write=True,
                     versions=None, cached_only=False):
     """Read, then execute (or reuse the cached execution), then write the executed notebook.
@@ -58,15 +71,12 @@ def execute_lecture(project, lecture_dir, *, fresh=False, progress=None, python=
     if results is None and cached_only:
         return None
     if results is None:
-        executor = LectureExecutor(lecture, code_dir=project.code_dir,
-                                   workdir=project.build_dir / lecture.name / "run",
-                                   timeout=project.setting("timeout", DEFAULT_TIMEOUT), python=python,
-                                   progress=progress,
-                                   max_output=project.setting("max-output", DEFAULT_MAX_OUTPUT))
-        results = relative_paths(executor.run(), project.root)
-        results["versions"] = versions
-        results["executed_at"] = int(time.time())
-        store.store(lecture.name, key, results)
+        # A check and a render of one lecture at once: one executes, the other then reads its entry.
+        with project.lecture_lock(lecture.name):
+            results = None if fresh else store.load(lecture.name, key)
+            from_cache = results is not None
+            if results is None:
+                results = _execute(project, lecture, key, versions, store, python, progress)
     results["key"] = key
     nb = executed_notebook(lecture, results, project.root)
     if write:

@@ -12,6 +12,9 @@ from .errors import LectureError
 from .qmd import check_format_names, key_lines, read_source, yaml_error_line, yaml_error_text
 
 
+_HELD = set()  # lecture locks this process holds
+
+
 @dataclass
 class Project:
     root: Path
@@ -92,7 +95,10 @@ class Project:
         """Only one render at a time builds a lecture: its kernel's run folder, cache entry,
         notebook and products are one lecture's. A second render waits, and then finds the first
         one's execution in the cache. The lock is the kernel's (flock): a killed render frees it."""
-        path = self.build_dir / lecture_name / ".lock"
+        path = (self.build_dir / lecture_name / ".lock").resolve()
+        if path in _HELD:  # this process has it already (a render's execute stage inside its build)
+            yield
+            return
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "a") as handle:
             try:
@@ -101,4 +107,8 @@ class Project:
                 say = progress or (lambda message: print(message, file=sys.stderr, flush=True))
                 say(f"[{lecture_name}] waiting for another render of {lecture_name} to finish")
                 fcntl.flock(handle, fcntl.LOCK_EX)
-            yield
+            _HELD.add(path)
+            try:
+                yield
+            finally:
+                _HELD.discard(path)
