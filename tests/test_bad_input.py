@@ -271,6 +271,7 @@ def test_ctrl_c_stops_the_kernel_stage_within_a_second(copy):
         return "cell 2/2 slow" in line
     seconds = interrupt_when(copy, run, cell_started, "the kernel stage")
     err = "".join(seen) + run.stderr.read()
+    print(f"stopped {seconds:.2f} s after Ctrl-C")
     assert seconds < 1.0, (seconds, err)
     assert run.returncode == 130 and "interrupted" in err, err
     assert "Traceback" not in err, err
@@ -295,6 +296,7 @@ def test_ctrl_c_stops_typst_within_a_second(copy):
             "pandoc" in cmd and "demo.typ" in cmd for _pid, cmd in processes_under(copy.root))
     seconds = interrupt_when(copy, run, typst_running, "Typst")
     err = run.stderr.read()
+    print(f"stopped {seconds:.2f} s after Ctrl-C")
     assert seconds < 1.0, (seconds, err)
     assert run.returncode == 130, err
     assert processes_under(copy.root) == []
@@ -317,6 +319,7 @@ def test_ctrl_c_stops_parallel_lectures_within_a_second(mini):
         return sum("cell 2/2 slow" in line for line in seen) == 2
     seconds = interrupt_when(mini, run, both_slow, "two kernel stages", group=False)
     err = "".join(seen) + run.stderr.read()
+    print(f"stopped {seconds:.2f} s after Ctrl-C")
     assert seconds < 1.0, (seconds, err)
     assert run.returncode == 130, err
     assert processes_under(mini.root) == []
