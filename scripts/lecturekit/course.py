@@ -182,7 +182,8 @@ def _worker_build(*args, **kwargs):
 
 
 def _interrupt_workers(pool):
-    """Ctrl-C reached this process: pass it on (the terminal may not have) and start nothing new."""
+    """Ctrl-C reached this process: pass it on (the terminal may not have) and start nothing new.
+    concurrent.futures offers no public way to signal its workers, hence its private fields."""
     for future in list(pool._pending_work_items.values()):
         future.future.cancel()
     for process in list((pool._processes or {}).values()):

@@ -7,8 +7,8 @@ values per inline expression, truth per claim) that the cache stores and noteboo
 import asyncio
 import json
 import os
-import sys
 import shutil
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -65,8 +65,8 @@ finally:
 
 
 class _BoundedClient(NotebookClient):
-    """nbclient, keeping at most `max_output` bytes of a cell's outputs. Past that the kernel is
-    interrupted (the cell stops within moments) and `overflow` says how much had arrived."""
+    """nbclient, keeping at most `max_output` bytes of a cell's outputs. Past that the rest is
+    dropped, the kernel is interrupted (the cell stops within moments) and `overflow` is set."""
 
     max_output = DEFAULT_MAX_OUTPUT
     received = 0

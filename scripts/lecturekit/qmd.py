@@ -113,7 +113,7 @@ FRONT_MATTER_KEYS = {
     # read by the handout template, the slides or the course page
     "title", "subtitle", "title-en", "course", "episode", "episodes", "module", "lang", "code",
     "format", "execute",
-    # Quarto's own document metadata
+    # Quarto's own document metadata (names from Quarto 1.10's option schema)
     "author", "authors", "date", "date-format", "date-modified", "description", "abstract",
     "keywords", "subject", "categories", "institute", "affiliation", "copyright", "license",
     "citation", "bibliography", "csl", "jupyter", "engine", "filters", "toc", "toc-depth",

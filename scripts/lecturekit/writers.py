@@ -2,7 +2,8 @@
 
 A declarative table says, per format, how each `_quarto.yml` option becomes a pandoc argument, what
 the product is called and how it is finished (Typst compiles the handout). Products are written to a
-temporary name and renamed, so a failed render leaves the previous good product in place.
+temporary name, and a lecture's products are renamed into place together once all of them succeeded:
+a failed render leaves the previous good ones in place, never a new slides.html with an old handout.
 """
 import concurrent.futures as cf
 import datetime
