@@ -141,7 +141,7 @@ def write_code_zip(project, lecture_dir, meta=None):
 def lecture_meta(lecture_dir):
     """The front matter with the defaults the products use (episode from the folder's number …)."""
     index = Path(lecture_dir) / "index.qmd"
-    meta, _body, _line = qmd.split_front_matter(index.read_text(encoding="utf-8"), index)
+    meta, _body, _line = qmd.split_front_matter(qmd.read_source(index), index)
     return frontmatter.with_defaults(meta, lecture_dir)
 
 
