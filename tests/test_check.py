@@ -6,7 +6,6 @@ code/) keep each kernel start cheap; the last test checks the real lectures from
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 import sys
 import sysconfig
@@ -27,6 +26,7 @@ from lecturekit.check.report import lecture_report  # noqa: E402
 from lecturekit.check.run import check_lecture  # noqa: E402
 from lecturekit.errors import LectureError  # noqa: E402
 from lecturekit.project import Project  # noqa: E402
+from lecturekit.scaffold import ProjectBuilder  # noqa: E402
 
 VERSIONS = {"python": "3.11.7", "torch": "2.13.0+cpu", "numpy": "2.4.6"}
 
@@ -73,20 +73,12 @@ SHOP = {
 
 def make_project(tmp_path, lecture, sections, shop=None):
     """A project with one lecture (sections: file name -> text) and the shop package in code/."""
-    proj = tmp_path / "proj"
-    proj.mkdir(exist_ok=True)
-    shutil.copy(ROOT / "_quarto.yml", proj / "_quarto.yml")
-    folder = proj / "lectures" / lecture
-    folder.mkdir(parents=True)
-    index = "---\ntitle: \"পরীক্ষা\"\n---\n\n" + "\n".join(f"{{{{< include {n} >}}}}\n" for n in sections)
-    (folder / "index.qmd").write_text(index, encoding="utf-8")
-    for name, text in sections.items():
-        (folder / name).write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
-    package = proj / "code" / "shop"
-    package.mkdir(parents=True)
-    for name, text in (shop or SHOP).items():
-        (package / name).write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
-    return proj
+    project = ProjectBuilder(tmp_path / "proj", ROOT)
+    index = "\n" + "\n".join(f"{{{{< include {n} >}}}}\n" for n in sections)
+    project.add_lecture(lecture, index, front={"title": "পরীক্ষা"},
+                        sections={name: textwrap.dedent(text).lstrip("\n") for name, text in sections.items()})
+    project.add_package("shop", {name: textwrap.dedent(text).lstrip("\n") for name, text in (shop or SHOP).items()})
+    return project.root
 
 
 def run_check(proj, monkeypatch, capsys, *argv):

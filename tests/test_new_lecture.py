@@ -97,6 +97,12 @@ def test_a_lecture_without_scripts_has_no_zip_and_front_matter_may_declare_them(
     page = (project.root / "_output" / "index.html").read_text(encoding="utf-8")
     assert re.search(r'id="02-second".*?পর্ব ০২', page)
     assert 'href="02-second/code.zip"' not in page and 'href="01-first/code.zip"' in page
+    # Scripts removed: the zip goes too, and the page stops listing it.
+    import shutil
+    shutil.rmtree(project.code_dir / "scripts" / "01-first")
+    assert run_render(project.root, "--quiet").returncode == 0
+    assert not project.output("01-first", "code.zip").exists()
+    assert 'href="01-first/code.zip"' not in (project.root / "_output" / "index.html").read_text(encoding="utf-8")
 
 
 # ---- fast: the defaults and the code a lecture zips, without rendering ----------------------------

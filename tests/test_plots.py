@@ -220,6 +220,7 @@ def test_gone_figures_are_removed_and_hand_drawn_ones_kept(mini):
     mini = mini_with_courseplot(mini)
     folder = figures_dir(mini)
     folder.mkdir(parents=True)
+    courseplot.use_style()
     # A hand-drawn figure in both formats, referenced by path without extension: the slides take
     # the SVG, the handout the PDF.
     fig = plt.figure(figsize=(2, 1))
@@ -234,6 +235,14 @@ def test_gone_figures_are_removed_and_hand_drawn_ones_kept(mini):
     assert "হাতে আঁকা ছবি" in pdf_text(mini.handout)
     typ = (mini.root / "_build" / "demo" / "demo.typ").read_text(encoding="utf-8")
     assert "drawn.pdf" in typ and "drawn.svg" not in typ
+    # Redrawing it by hand re-renders the products (the figure is one of their inputs).
+    fig = plt.figure(figsize=(2, 1))
+    fig.text(0.1, 0.4, "redrawn")
+    (folder / "drawn.pdf").write_bytes(figure_bytes(fig, "pdf"))
+    plt.close(fig)
+    again = mini.render()
+    assert again.returncode == 0 and "typst:" in again.stderr, again.stderr
+    assert "redrawn" in pdf_text(mini.handout)  # Latin: matplotlib PDF text repeats some Bengali clusters when copied
     mini.write(body.replace("#| label: two-figures", "#| label: pair"))
     assert mini.render().returncode == 0
     names = {p.name for p in folder.iterdir()}
@@ -281,3 +290,55 @@ def test_a_changed_plotted_number_fails_the_check_and_a_style_change_does_not(mi
     mini.write(tolerant.replace("losses = [4.0, 2.5, 1.5, 1.2]", "losses = [4.0, 2.5, 1.5, 1.201]"))
     status, out = run_check(mini.root, monkeypatch, capsys, "demo")
     assert status == 0, out
+
+
+# ---------------------------------------------------------------- names, laziness, lecture 09
+
+
+def test_figure_names_never_collide():
+    import nbformat
+
+    from lecturekit.errors import LectureError
+    from lecturekit.figures import cell_figures
+
+    def cell(file, label=None, figures=1):
+        c = nbformat.v4.new_code_cell("")
+        c.metadata["lecture"] = {"file": file, "line": 1, "label": label}
+        c.outputs = [nbformat.v4.new_output("display_data", data={"image/svg+xml": "<svg/>"})
+                     for _ in range(figures)]
+        return c
+
+    nb = nbformat.v4.new_notebook(cells=[cell("lectures/x/_01-a.qmd"), cell("lectures/x/_01-a.qmd", figures=2),
+                                         cell("lectures/x/_02-b.qmd"), cell("lectures/x/_02-b.qmd", "fig-y", 2)])
+    names = [f.name for figures in cell_figures(nb) for f in figures]
+    assert names == ["01-a-cell1", "01-a-cell2", "01-a-cell2-2", "02-b-cell1", "fig-y", "fig-y-2"]
+    clash = nbformat.v4.new_notebook(cells=[cell("lectures/x/_01-a.qmd"), cell("lectures/x/_02-b.qmd", "01-a-cell1")])
+    with pytest.raises(LectureError, match="01-a-cell1"):
+        cell_figures(clash)
+
+
+def test_kernel_setup_imports_no_matplotlib():
+    # A lecture that draws nothing must not pay matplotlib's import time.
+    code = ("import sys, courseplot; courseplot.setup_kernel(); "
+            "print('matplotlib' in sys.modules, 'numpy' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], env={"PYTHONPATH": str(ROOT / "code")},
+                         capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "False"]
+
+
+def test_lecture09_shows_its_plots_in_both_products(rendered):
+    folder = ROOT / "figures" / "09-nn-module"
+    listed = (folder / ".generated").read_text(encoding="utf-8").split()
+    for name in ("fig-s07-loss-curve", "fig-s09-dropout-means", "fig-s01-module-tree"):
+        assert {f"{name}.svg", f"{name}.pdf"} <= set(listed)
+    # The committed figures are what the render writes: no changed file after rendering.
+    status = subprocess.run(["git", "status", "--porcelain", "--", str(folder)], cwd=ROOT,
+                            capture_output=True, text=True, check=True).stdout
+    assert status == ""
+    slides = (rendered / "09-nn-module" / "slides.html").read_text(encoding="utf-8")
+    for alt in ("অনুভূমিক অক্ষে epoch, প্রথম থেকে শেষ", "চারটি অনুভূমিক বার"):
+        assert re.search(r'<img[^>]*src="data:image/svg\+xml[^"]*"[^>]*alt="' + alt, slides) or \
+            re.search(r'<img[^>]*alt="' + alt + r'[^"]*"[^>]*src="data:image/svg\+xml', slides), alt
+    text = pdf_text(rendered / "09-nn-module" / "handout.pdf")
+    assert re.search(r"ছবি ৯\.\d — training loss \(train mode", text)
+    assert re.search(r"ছবি ৯\.\d — একই batch-এর গড়", text)

@@ -19,7 +19,7 @@ from matplotlib.category import StrCategoryFormatter
 from matplotlib.image import AxesImage
 from matplotlib.ticker import FixedFormatter
 
-PLOT_MIME = "application/vnd.lecture.plot+json"
+from .mime import PLOT_MIME  # noqa: F401  (re-exported)
 DIGITS = 6
 
 

@@ -2,48 +2,70 @@
 
 matplotlib's inline backend (MPLBACKEND=module://matplotlib_inline.backend_inline) shows every figure
 a cell made when the cell ends or calls plt.show(); a figure as the cell's last expression shows as
-its result. Both go through IPython's display formatters, which this module sets once per kernel.
+its result. Both go through IPython's display formatters. `setup_kernel()` arranges all of it
+without importing matplotlib (a lecture that draws nothing pays nothing): the style file is loaded
+by matplotlib's own import, and the formats take effect when the backend starts.
 """
 from __future__ import annotations
 
 import io
+import os
+import sys
 
-from .data import PLOT_MIME, plot_data
-from .style import STYLE, use_style
+from .mime import PLOT_MIME
+from .style import STYLE_FILE, use_style
 
-# No date, no producer version: the same figure gives the same bytes on every run and machine.
-_SAVE = {"svg": {"metadata": {"Date": None, "Creator": None}},
-         "pdf": {"metadata": {"CreationDate": None, "Creator": None, "Producer": None}}}
+FORMATS = {"svg", "pdf"}
+# No producer name in the files, and a fixed date (matplotlib reads SOURCE_DATE_EPOCH for both SVG
+# and PDF): the same figure gives the same bytes on every run.
+PRINT_KWARGS = {"bbox_inches": "tight", "metadata": {"Creator": None}}
+_saved_figsize = []
 
 
 def figure_bytes(fig, fmt: str) -> bytes:
     """The figure as `fmt` (svg, pdf, png), trimmed to its content like the inline backend does."""
+    os.environ.setdefault("SOURCE_DATE_EPOCH", "0")
     buffer = io.BytesIO()
-    fig.canvas.print_figure(buffer, format=fmt, bbox_inches="tight", facecolor=fig.get_facecolor(),
-                            **_SAVE.get(fmt, {}))
+    fig.canvas.print_figure(buffer, format=fmt, facecolor=fig.get_facecolor(), **PRINT_KWARGS)
     return buffer.getvalue()
 
 
 def cell_figsize(width: float | None = None, height: float | None = None) -> None:
-    """A cell's `#| fig-width` / `#| fig-height` (inches); no arguments restore the course default."""
+    """A cell's `#| fig-width` / `#| fig-height` (inches); no arguments restore the size before."""
     import matplotlib as mpl
 
-    default_w, default_h = STYLE["figure.figsize"]
+    if width is None and height is None:
+        if _saved_figsize:
+            mpl.rcParams["figure.figsize"] = _saved_figsize.pop()
+        return
+    default_w, default_h = mpl.rcParams["figure.figsize"]
+    _saved_figsize.append((default_w, default_h))
     mpl.rcParams["figure.figsize"] = (width or default_w, height or default_h)
 
 
-def setup_kernel() -> None:
-    """Style plus display formatters; run once, before a lecture's first cell."""
-    # Importing the backend now (pyplot would on the first figure) lets it register its PNG
-    # formatter first, so ours below replace it rather than the other way round.
-    import matplotlib_inline.backend_inline  # noqa: F401
+def _shown(fig) -> dict:
+    """The plot data of a figure being displayed. Displayed once is enough: a figure that is the
+    cell's result would otherwise show a second time when the backend flushes the cell's figures."""
     import matplotlib.pyplot as plt
+
+    from .data import plot_data
+
+    data = plot_data(fig)
+    plt.close(fig)
+    return data
+
+
+def setup_kernel() -> None:
+    """Style, figure formats and plot data for every figure this kernel shows; run once, first."""
     from IPython import get_ipython
     from IPython.core.formatters import JSONFormatter
-    from matplotlib.figure import Figure
     from traitlets import Unicode
 
-    use_style()
+    os.environ.setdefault("SOURCE_DATE_EPOCH", "0")
+    if "matplotlib" in sys.modules:
+        use_style()
+    else:
+        os.environ["MATPLOTLIBRC"] = str(STYLE_FILE)  # read by `import matplotlib`
     shell = get_ipython()
     if shell is None:
         return
@@ -52,18 +74,13 @@ def setup_kernel() -> None:
         format_type = Unicode(PLOT_MIME)
 
     formatters = shell.display_formatter.formatters
-    for mime in ("image/png", "image/jpeg", "image/svg+xml", "application/pdf", PLOT_MIME):
-        if mime in formatters:
-            formatters[mime].pop(Figure, None)
-    formatters["image/svg+xml"].for_type(Figure, lambda fig: figure_bytes(fig, "svg").decode("utf-8"))
-    formatters["application/pdf"].for_type(Figure, lambda fig: figure_bytes(fig, "pdf"))
     formatters[PLOT_MIME] = PlotDataFormatter(parent=shell.display_formatter)
-    formatters[PLOT_MIME].for_type(Figure, lambda fig: _shown(fig, plt))
-
-
-def _shown(fig, plt) -> dict:
-    """The plot data of a figure being displayed. Displayed once is enough: a figure that is the
-    cell's result would otherwise show a second time when the backend flushes the cell's figures."""
-    data = plot_data(fig)
-    plt.close(fig)
-    return data
+    # Registered for Figure's base class: the backend, when it starts, removes every formatter's
+    # entry for Figure itself.
+    formatters[PLOT_MIME].for_type_by_name("matplotlib.figure", "FigureBase", _shown)
+    if "matplotlib_inline.backend_inline" in sys.modules:  # the backend already runs: set it now
+        from matplotlib_inline.backend_inline import set_matplotlib_formats
+        set_matplotlib_formats(*FORMATS, **PRINT_KWARGS)
+    else:  # read by the backend when it starts
+        shell.config.InlineBackend.figure_formats = set(FORMATS)
+        shell.config.InlineBackend.print_figure_kwargs = dict(PRINT_KWARGS)

@@ -4,9 +4,12 @@
 the way nbclient's NotebookClient does for a notebook. It returns plain results (outputs per cell,
 values per inline expression, truth per claim) that the cache stores and notebook.py applies.
 """
+import asyncio
 import json
 import os
+import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -21,6 +24,10 @@ from .emit import strip_ansi
 from .errors import LectureError
 
 DEFAULT_TIMEOUT = 120  # seconds per cell, unless the cell or _quarto.yml says otherwise
+# Bytes of output one cell may produce (`lecturekit: max-output:` in _quarto.yml). No slide or page
+# shows more than a few kilobytes; the largest figure of lecture 09 is 80 kB. Typst's time grows
+# faster than the text: 0.5 MB of printed lines take it 7 s, 3 MB 214 s, 20 MB a quarter of an hour.
+DEFAULT_MAX_OUTPUT = 500_000
 
 # The kernel is started with these so outputs do not depend on the terminal or the core count.
 KERNEL_ENV = {
@@ -77,6 +84,29 @@ finally:
 """
 
 
+class _BoundedClient(NotebookClient):
+    """nbclient, keeping at most `max_output` bytes of a cell's outputs. Past that the rest is
+    dropped, the kernel is interrupted (the cell stops within moments) and `overflow` is set."""
+
+    max_output = DEFAULT_MAX_OUTPUT
+    received = 0
+    overflow = False
+
+    def start_cell(self):
+        self.received, self.overflow = 0, False
+
+    def output(self, outs, msg, display_id, cell_index):
+        content = msg.get("content", {})
+        self.received += len(content.get("text", "").encode()) + sum(
+            len(str(value).encode()) for value in (content.get("data") or {}).values())
+        if self.received <= self.max_output:
+            return super().output(outs, msg, display_id, cell_index)
+        if not self.overflow:
+            self.overflow = True
+            asyncio.ensure_future(self.km.interrupt_kernel())
+        return None
+
+
 def _traceback(outputs):
     for out in outputs:
         if out.get("output_type") == "error":
@@ -92,11 +122,12 @@ class LectureExecutor:
     """Run every cell and inline expression of one lecture in one kernel."""
 
     def __init__(self, lecture, *, code_dir, workdir, timeout=DEFAULT_TIMEOUT, kernel_name="python3",
-                 python=None, progress=None):
+                 python=None, progress=None, max_output=DEFAULT_MAX_OUTPUT):
         self.lecture = lecture
         self.code_dir = Path(code_dir)
         self.workdir = Path(workdir)
         self.timeout = timeout
+        self.max_output = max_output
         self.kernel_name = kernel_name
         self.python = python  # another environment's interpreter, e.g. for an upgrade report
         self.progress = progress or (lambda message: None)
@@ -108,13 +139,18 @@ class LectureExecutor:
         # nbclient stores each executed cell at its index; one slot serves every cell in turn.
         scratch = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("")])
         # IPC sockets: the kernel is local, and TCP would make ipykernel warn on every start.
+        # Connection files and sockets of this run only, in a private folder: another render (or
+        # check) of the same lecture may run a kernel at the same time, and a socket's path must
+        # stay under the system's 107 bytes however deep the project lies.
+        sockets = Path(tempfile.mkdtemp(prefix="lecturekit-"))
         km = AsyncKernelManager(kernel_name=self.kernel_name, transport="ipc",
-                           connection_file=str(self.workdir / "kernel.json"), ip=str(self.workdir / "kernel"))
+                                connection_file=str(sockets / "kernel.json"), ip=str(sockets / "kernel"))
         if self.python:
             km.kernel_spec.argv = [str(self.python), "-m", "ipykernel_launcher", "-f", "{connection_file}"]
-        client = NotebookClient(scratch, km=km, kernel_name=self.kernel_name, timeout=self.timeout,
+        client = _BoundedClient(scratch, km=km, kernel_name=self.kernel_name, timeout=self.timeout,
                                 allow_errors=True, record_timing=False,
                                 resources={"metadata": {"path": str(self.workdir)}})
+        client.max_output = self.max_output
         results = {"cells": [], "inline": [], "claims": []}
         env_before = os.environ.copy()
         os.environ.update(KERNEL_ENV)
@@ -134,6 +170,7 @@ class LectureExecutor:
             # A kernel manager we pass in is ours to stop; nbclient only stops kernels it made.
             if km.has_kernel:
                 run_sync(km.shutdown_kernel)(now=True)
+            shutil.rmtree(sockets, ignore_errors=True)
         results["timings"] = self.timings
         return results
 
@@ -168,6 +205,7 @@ class LectureExecutor:
         """Execute one piece of code; return its outputs. Kernel failures become LectureErrors."""
         cell = nbformat.v4.new_code_cell(source)
         client.timeout = timeout
+        client.start_cell()
         try:
             client.execute_cell(cell, 0, store_history=True)
         except CellTimeoutError:
@@ -175,6 +213,10 @@ class LectureExecutor:
                                *where, label) from None
         except DeadKernelError as err:
             raise LectureError(f"the kernel died while running this cell ({err})", *where, label) from None
+        if client.overflow:
+            raise LectureError(f"cell output passed the limit of {self.max_output:,} bytes and the cell was "
+                               f"stopped; print a summary instead (the limit is 'lecturekit: max-output:' "
+                               f"in _quarto.yml)", *where, label)
         return cell
 
     def _cell(self, client, cell, index, total):

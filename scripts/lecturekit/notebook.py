@@ -31,11 +31,12 @@ def _option_lines(options):
     return "".join(f"#| {line}\n" for line in text.splitlines())
 
 
-def _current_claims(block, ran):
+def _current_claims(block, ran, project_root):
     """Claim results with today's sentence and line: a cached execution may predate a prose edit."""
     current = []
     for (sentence, expr), result in zip(qmd.claim_expressions(block.text), ran):
-        current.append({**result, "sentence": sentence, "file": str(block.file), "line": block.line_of(expr)})
+        current.append({**result, "sentence": sentence, "file": os.path.relpath(block.file, project_root),
+                        "line": block.line_of(expr)})
     return current
 
 
@@ -59,7 +60,7 @@ def executed_notebook(lecture, results, project_root):
             inline = [{"expr": e, "value": v} for e, v in
                       zip(qmd.inline_expressions(block.text), results["inline"][md_index])]
             cell.metadata["lecture"] = {**where(block), "inline": inline,
-                                        "claims": _current_claims(block, results["claims"][md_index])}
+                                        "claims": _current_claims(block, results["claims"][md_index], project_root)}
             md_index += 1
         else:
             ran = results["cells"][cell_index]

@@ -125,6 +125,7 @@ def write_code_zip(project, lecture_dir, meta=None):
     files = lecture_code_files(project, lecture_dir, meta)
     target = project.output_dir / Path(lecture_dir).name / ZIP_NAME
     if not files:
+        target.unlink(missing_ok=True)  # the lecture's scripts were removed: no stale zip stays listed
         return None
     try:
         with zipfile.ZipFile(target) as zf:
@@ -140,7 +141,7 @@ def write_code_zip(project, lecture_dir, meta=None):
 def lecture_meta(lecture_dir):
     """The front matter with the defaults the products use (episode from the folder's number …)."""
     index = Path(lecture_dir) / "index.qmd"
-    meta, _body, _line = qmd.split_front_matter(index.read_text(encoding="utf-8"), index)
+    meta, _body, _line = qmd.split_front_matter(qmd.read_source(index), index)
     return frontmatter.with_defaults(meta, lecture_dir)
 
 

@@ -122,7 +122,7 @@ def failed_claims(entries, project_root):
         for claim in entry[2].get("claims", []):
             total += 1
             if not claim.get("ok"):
-                failed.append({**claim, "line": claim_line(claim["file"], claim),
+                failed.append({**claim, "line": claim_line(os.path.join(project_root, claim["file"]), claim),
                                "file": os.path.relpath(claim["file"], project_root)
                                if os.path.isabs(claim["file"]) else claim["file"]})
     return failed, total
