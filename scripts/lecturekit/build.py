@@ -38,7 +38,9 @@ def execute_lecture(project, lecture_dir, *, fresh=False, progress=None, python=
                                    timeout=project.setting("timeout", DEFAULT_TIMEOUT), python=python,
                                    progress=progress)
         results = executor.run()
-        results["versions"] = versions
+        # The record names what the outputs came from: versions, and what the kernel itself found
+        # (CPU capability, BLAS, threads, the output-changing environment).
+        results["versions"] = {**versions, **results.pop("fingerprint", {})}
         results["executed_at"] = int(time.time())
         store.store(lecture.name, key, results)
     results["key"] = key
