@@ -235,9 +235,14 @@ def test_expectations_recorded_then_a_changed_value_fails_naming_cell_section_an
     assert status == 0, out
     stored = Expectations(expected, "01-basics")
     assert stored.labels() == ["prices", "noisy"]  # the unlabelled cell has no output: no entry needed
-    assert stored.get("prices") == {"versions": stored.get("prices")["versions"],
+    assert stored.get("prices") == {"versions": stored.get("prices")["versions"], "code": stored.get("prices")["code"],
                                     "outputs": [{"stdout": "মোট দাম: 6\n"}]}
-    assert set(stored.get("prices")["versions"]) == {"python", "torch", "numpy"}
+    # What the output came from: versions (torch with its build variant), the output-changing
+    # environment the kernel ran with, and digests of the cell's code and of what ran before it.
+    recorded = stored.get("prices")["versions"]
+    assert {"python", "torch", "numpy", "env"} <= set(recorded)
+    assert recorded["env"]["MKL_CBWR"] == "COMPATIBLE" and recorded["env"]["OMP_NUM_THREADS"] == "1"
+    assert set(stored.get("prices")["code"]) == {"cell", "before"}
     noisy = stored.get("noisy")["outputs"][0]["stdout"]
     assert re.fullmatch(r"<object object at 0x…>\nলাল\n<tmp>\n", noisy), noisy
 
