@@ -105,7 +105,7 @@ def execution_key(lecture, code_dir, versions, env=None):
 class ExecutionCache:
     """One JSON file per lecture and key; writes are atomic so a crash never leaves half an entry."""
 
-    KEEP = 4
+    KEEP = 8
 
     def __init__(self, folder):
         self.folder = Path(folder)
@@ -129,7 +129,8 @@ class ExecutionCache:
         tmp = path.with_suffix(".tmp")
         tmp.write_text(json.dumps({"key": key, **results}, ensure_ascii=False), encoding="utf-8")
         os.replace(tmp, path)
-        # Keep a few recent entries (e.g. two environments compared in turn), drop the rest.
+        # Keep a few recent entries (two environments compared in turn, the CPU-capability runs of the
+        # tests), drop the rest.
         entries = sorted(path.parent.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
         for old in entries[self.KEEP:]:
             old.unlink(missing_ok=True)

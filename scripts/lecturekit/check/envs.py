@@ -193,7 +193,8 @@ def table(comp):
             lines.append(f"prose that reads {row.name} (values under the other environment):")
             lines += reader_lines(row.readers, "    ")
     for r in comp.expected_failed_there:
-        lines.append(f"EXPECTED  {r.label} ({r.cell.where if r.cell else ''}): {r.message} under the other environment")
+        lines.append(f"EXPECTED  {r.label} ({r.cell.where if r.cell else ''}): {r.message} under the other environment"
+                     + (f"; {r.cause}" if r.cause else ""))
     for c in comp.claims_failed_there:
         lines.append(f"CLAIM  {c['file']}:{c['line']}  “{c['sentence']}” check=\"{c['expr']}\" "
                      "fails under the other environment")
