@@ -5,6 +5,8 @@ code/) keep each kernel start cheap; the last test checks the real lectures from
 """
 from __future__ import annotations
 
+import functools
+import os
 import re
 import shutil
 import subprocess
@@ -666,3 +668,56 @@ def test_real_lecture_outputs_match_their_expectations(lecture):
                     f"scripts/check {lecture} --accept", pytrace=False)
     if checked.failed:
         pytest.fail(report, pytrace=False)
+
+
+# Kernel choices a reader's machine can make differently from the one that recorded tests/expected.
+CPU_SETTINGS = {
+    # ATen's portable kernels: no AVX at all (what an old or unknown CPU gets).
+    "default": {"ATEN_CPU_CAPABILITY": "default"},
+    # An AMD EPYC: ATen's AVX2 kernels and OpenBLAS's Haswell-family kernels (on an AVX2 machine).
+    "avx2": {"ATEN_CPU_CAPABILITY": "avx2", "OPENBLAS_CORETYPE": "Haswell"},
+    # Another thread count (passive waiting: spinning threads on a busy machine cost minutes).
+    "threads2": {"OMP_NUM_THREADS": "2", "MKL_NUM_THREADS": "2", "OMP_WAIT_POLICY": "PASSIVE"},
+}
+
+
+@functools.cache
+def _native_capability():
+    env = {k: v for k, v in os.environ.items() if not kernelenv.is_output_variable(k)}
+    probe = "import torch; print(torch.backends.cpu.get_cpu_capability())"
+    return subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env,
+                          check=True).stdout.strip()
+
+
+@pytest.mark.parametrize("setting", list(CPU_SETTINGS))
+def test_lecture09_outputs_hold_under_other_cpu_kernels_and_thread_counts(setting, monkeypatch):
+    """One execution per setting (cached under its own key afterwards), checked against the same
+    tests/expected as the machine's own kernels."""
+    env = dict(CPU_SETTINGS[setting])
+    if "OPENBLAS_CORETYPE" in env and "avx2" not in cache.machine()["isa"]:
+        env.pop("OPENBLAS_CORETYPE")  # forcing AVX2 kernels on a CPU without AVX2 would crash NumPy
+    for name in [k for k in os.environ if k.startswith(kernelenv.OUTPUT_PREFIXES)]:
+        monkeypatch.delenv(name)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    checked = check_lecture(Project(ROOT), ROOT / "lectures" / "09-nn-module")
+    ran = checked.versions
+    assert {k: ran["env"].get(k) for k in env} == env  # the kernel really ran with the setting
+    if setting == "default":
+        assert ran["cpu_capability"] == "DEFAULT"
+        assert _native_capability() != "DEFAULT"  # on any AVX2 machine this is a second capability
+    if setting == "threads2":
+        assert ran["torch_threads"] == 2
+    if checked.failed:
+        pytest.fail(lecture_report(checked), pytrace=False)
+
+
+def test_lecture09_plain_check_runs_the_machines_own_kernels(monkeypatch):
+    """After the runs above, a plain check still reads its own execution (the cache key holds the
+    environment), recorded with this machine's CPU capability."""
+    for name in [k for k in os.environ if k.startswith(kernelenv.OUTPUT_PREFIXES)]:
+        monkeypatch.delenv(name)
+    checked = check_lecture(Project(ROOT), ROOT / "lectures" / "09-nn-module")
+    assert checked.versions["cpu_capability"] == _native_capability()
+    assert checked.versions["env"]["MKL_CBWR"] == "COMPATIBLE" and "ATEN_CPU_CAPABILITY" not in checked.versions["env"]
+    assert not checked.failed, lecture_report(checked)
