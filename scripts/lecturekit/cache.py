@@ -6,6 +6,7 @@ environment variable that can change an output (kernelenv.output_env), so a PyTo
 show stale outputs and a run under `ATEN_CPU_CAPABILITY=default` never answers for a plain one. Prose is not in the key: fixing a typo in a
 sentence re-renders without starting a kernel.
 """
+import functools
 import hashlib
 import json
 import os
@@ -47,6 +48,7 @@ def environment_versions(python=None):
 _ISA_FLAGS = ("sse4_2", "avx", "avx2", "fma", "avx512f", "avx512bw", "avx512_vnni", "avx512_bf16", "amx_tile")
 
 
+@functools.cache
 def machine():
     """The CPU as far as it can change an output: vendor/model and the vector instructions present
     (they choose ATen's and the BLAS libraries' kernels)."""
