@@ -90,3 +90,23 @@ def test_setup_for_another_venv_stops_with_one_message_and_status_3(offline_pip,
     assert len(lines) == 2 and "a CUDA build, which needs nvidia-cudnn-cu12" in lines[1]
     assert "Nothing was installed" in lines[1]
     assert not list((tmp_path / "venv-next").glob("lib/python3*/site-packages/numpy"))
+
+
+def test_pips_own_settings_reach_uv(monkeypatch, tmp_path):
+    """uv installs the pins but reads no pip configuration: the indexes, find-links and constraints
+    pip would use are handed to it, so both pick the same files."""
+    config = tmp_path / "pip.conf"
+    config.write_text("[global]\nfind-links = /srv/wheels\nextra-index-url = file:///a/simple file:///b/simple\n"
+                      "constraint = /etc/c.txt\n")
+    monkeypatch.setenv("PIP_CONFIG_FILE", str(config))
+    monkeypatch.delenv("PIP_FIND_LINKS", raising=False)
+    settings = pins.pip_settings(Path(sys.executable))
+    args = pins.uv_arguments(settings)
+    assert args[:2] == ["--index-strategy", "unsafe-best-match"]
+    pairs = list(zip(args[2::2], args[3::2]))
+    # The named file is read after the machine-wide ones: its values win, as they do for pip.
+    for pair in [("--extra-index-url", "file:///a/simple"), ("--extra-index-url", "file:///b/simple"),
+                 ("--find-links", "/srv/wheels"), ("--constraint", "/etc/c.txt")]:
+        assert pair in pairs
+    assert [p for p in pairs if p[0] == "--constraint"] == [("--constraint", "/etc/c.txt")]
+    assert "uv" in pins.pins()  # the installer is pinned like everything else
