@@ -46,6 +46,15 @@ _FINGERPRINT_CODE = """def __lecturekit_fingerprint():
             found["numpy_blas"] = f"{blas.get('name')} {blas.get('version')}"
         except Exception:
             pass
+        try:  # OpenBLAS picks its kernels per CPU family (SkylakeX, Haswell, Zen …): name them
+            import ctypes, glob, os
+            folder = os.path.join(os.path.dirname(numpy.__file__), os.pardir, "numpy.libs")
+            lib = ctypes.CDLL(glob.glob(os.path.join(folder, "libscipy_openblas*"))[0])
+            corename = lib.scipy_openblas_get_corename64_
+            corename.restype = ctypes.c_char_p
+            found["numpy_blas_core"] = corename().decode()
+        except Exception:
+            pass
     print(json.dumps(found), end="")
 
 try:

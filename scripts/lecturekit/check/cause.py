@@ -12,7 +12,8 @@ import json
 from .. import cache
 
 # What is recorded per expectation, in this order.
-FINGERPRINT_KEYS = ("python", "torch", "numpy", "cpu_capability", "torch_blas", "numpy_blas", "env")
+FINGERPRINT_KEYS = ("python", "torch", "numpy", "cpu_capability", "torch_blas", "numpy_blas", "numpy_blas_core",
+                    "env")
 
 
 def digest(obj) -> str:

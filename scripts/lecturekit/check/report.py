@@ -9,7 +9,7 @@ TITLES = {
 def versions_text(versions):
     """python, torch (with its build variant), numpy, and the kernels that did the arithmetic."""
     names = (("python", "python"), ("torch", "torch"), ("numpy", "numpy"), ("cpu_capability", "CPU capability"),
-             ("torch_blas", "torch BLAS"), ("numpy_blas", "NumPy BLAS"))
+             ("torch_blas", "torch BLAS"), ("numpy_blas", "NumPy BLAS"), ("numpy_blas_core", "kernels"))
     return ", ".join(f"{name} {versions.get(k)}" for k, name in names if versions and versions.get(k) is not None)
 
 
