@@ -62,7 +62,7 @@ def count_params(model: nn.Module, trainable_only: bool = False) -> int:
 
 
 def layer_breakdown(sizes, bias: bool = True) -> list[LayerCount]:
-    """``sizes = [in, h1, ..., out]``; প্রতিটি পাশাপাশি জোড়া একটি nn.Linear।"""
+    """``sizes``: input থেকে output পর্যন্ত স্তরের চওড়া; পরপর দুটি চওড়া মিলে একটি nn.Linear।"""
     sizes = [int(s) for s in sizes]
     if len(sizes) < 2:
         raise ValueError("অন্তত দুটি আকার চাই: [in, out]")

@@ -46,7 +46,7 @@ def format_counting(r: dict) -> str:
     for s in r["stacks"]:
         lines.append(s["report"])
         lines.append(f"  (nn.Sequential বানিয়ে count_params: {s['torch_total']:,})")
-    lines.append(f"bottleneck-এ parameter {r['ratio']:.1f} গুণ কম")
+    lines.append(f"সরু মাঝখানে সাশ্রয়: {r['ratio']:.1f} ভাগের এক ভাগ")
     lines.append(f"[784, 256, 128, 10]-এ প্রথম স্তরের ভাগ: {100 * r['first_layer_share']:.1f}%")
     lines.append(f"bias বাদ দিলে কমে: {r['bias_saving']}")
     return "\n".join(lines)

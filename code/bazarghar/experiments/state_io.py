@@ -18,7 +18,7 @@ _KEY_MARKERS = ("Weights only load failed", "(1) In PyTorch", "WeightsUnpickler 
 
 
 class Renamed(DeliveryMLP):
-    """একই model, কিন্তু কেউ ``self.head``-এর নাম বদলে ``self.out`` রেখেছেন।"""
+    """DeliveryMLP-ই, শুধু শেষ স্তরের attribute-এর নাম ``out`` (আগে ছিল ``head``)।"""
 
     def __init__(self, x_mean=None, x_std=None, p_drop: float = 0.1):
         super().__init__(x_mean, x_std, p_drop)
@@ -105,7 +105,7 @@ def state_io_demo(state_path, workdir=None) -> dict:
 def format_state_io(r: dict) -> str:
     lines = [
         f"{r['sd_type']} | keys: {r['keys']}",
-        f"torch.load default weights_only = {r['weights_only_default']}",
+        f"torch.load-এর signature-এ weights_only-এর default: {r['weights_only_default']}",
         r["load_result"],
         f"prediction: {r['prediction']}",
     ]
