@@ -37,7 +37,8 @@ def key_error_lines(err: BaseException, max_len: int = 160) -> list[str]:
     for line in text.splitlines():
         line = line.strip()
         if any(marker in line for marker in _KEY_MARKERS):
-            picked.append(line if len(line) <= max_len else line[: max_len - 2].rstrip() + " …")
+            # Cut at a space, never inside a word.
+            picked.append(line if len(line) <= max_len else line[: max_len - 1].rsplit(" ", 1)[0] + " …")
     return picked
 
 
