@@ -144,3 +144,44 @@ def test_exercise_and_discussion_numbers_match_the_handout(browser, rendered):
     text = " ".join(pdf_text(rendered / "09-nn-module" / "handout.pdf").split())
     for name in names:
         assert name in text, f"slides say {name!r}; the handout numbers it differently"
+
+
+def test_slide_number_clear_of_the_arrows(browser, rendered):
+    context, page = open_deck(browser, rendered)
+    try:
+        boxes = page.evaluate("""() => {
+            const r = el => { const b = el.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };
+            const number = document.querySelector('.slide-number');
+            const arrows = Array.from(document.querySelectorAll('.controls button'))
+              .filter(b => getComputedStyle(b).display !== 'none').map(r);
+            return {number: r(number), arrows};
+        }""")
+    finally:
+        context.close()
+    x0, y0, x1, y1 = boxes["number"]
+    assert x1 > x0 and boxes["arrows"], boxes
+    for a0, b0, a1, b1 in boxes["arrows"]:
+        assert x1 <= a0 or a1 <= x0 or y1 <= b0 or b1 <= y0, f"slide number {boxes['number']} covers an arrow"
+
+
+def test_quiz_marks_the_right_option_when_the_answer_is_shown(browser, rendered):
+    context, page = open_deck(browser, rendered)
+    try:
+        page.add_style_tag(content="*, *::after { transition: none !important; }")
+        marks = page.evaluate("""() => {
+            const quiz = document.querySelector('.quiz');
+            const slide = quiz.closest('section');
+            const at = Reveal.getIndices(slide);
+            const right = quiz.querySelector('.quiz-option[data-correct="true"]');
+            const wrong = quiz.querySelector('.quiz-option[data-correct="false"]');
+            const look = b => getComputedStyle(b).borderColor + '|' + getComputedStyle(b, '::after').content;
+            Reveal.slide(at.h, at.v, -1);
+            const before = [look(right), look(wrong)];
+            Reveal.slide(at.h, at.v, +quiz.querySelector('.quiz-explain').getAttribute('data-fragment-index'));
+            return {before, after: [look(right), look(wrong)]};
+        }""")
+    finally:
+        context.close()
+    assert marks["before"][0] == marks["before"][1], "the right option stands out before the answer step"
+    assert marks["after"][0] != marks["after"][1], "the answer step does not mark the right option"
+    assert "ঠিক" in marks["after"][0]
