@@ -1,4 +1,4 @@
-"""অংশ ৪-এর হিসাবযন্ত্র: পাঁচটি Linear-এর স্তূপ হাতে গোনা, আর nn.Sequential বানিয়ে মেলানো।"""
+"""অংশ ৪-এর হিসাবযন্ত্র: পাঁচটি Linear-এর stack হাতে গোনা, আর nn.Sequential বানিয়ে মেলানো।"""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ from ..counting import (
 
 
 def counting_demo() -> dict:
-    """ফেরত dict: ``stacks`` (প্রতিটি স্তূপের sizes, bias, স্তর, মোট, KiB, nn.Sequential-এ
-    গোনা), ``ratio`` (চওড়া ÷ bottleneck ≈ ৭.৯), ``first_layer_share`` (৭৮৪-এর স্তূপে
-    প্রথম স্তরের ভাগ), ``bias_saving`` (৭৮৪-এর স্তূপে bias বাদে কমে কত)।"""
+    """ফেরত dict: ``stacks`` (প্রতিটি stack-এর sizes, bias, স্তর, মোট, KiB, nn.Sequential-এ
+    গোনা), ``ratio`` (চওড়া ÷ bottleneck ≈ ৭.৯), ``first_layer_share`` (৭৮৪-এর stack-এ
+    প্রথম স্তরের ভাগ), ``bias_saving`` (৭৮৪-এর stack-এ bias বাদে কমে কত)।"""
     stacks = []
     for sizes, bias in SEED_STACKS:
         total = mlp_param_count(sizes, bias)

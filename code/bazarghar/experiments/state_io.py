@@ -119,5 +119,5 @@ def format_state_io(r: dict) -> str:
         lines.append("strict=False-এও RuntimeError: " + r["size_error_lenient"])
     for line in r["unpickling_lines"]:
         lines.append("  " + line)
-    lines.append("weights_only=False: " + r["whole_type"])
+    lines.append("নিজের ফাইল, weights_only=False দিয়ে খোলা → " + r["whole_type"])
     return "\n".join(lines)

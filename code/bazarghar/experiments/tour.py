@@ -49,13 +49,13 @@ def module_tour(seed: int = DATA_SEED) -> dict:
 def format_tour(r: dict) -> str:
     lines = ["torch " + r["torch_version"], r["repr"]]
     for name, shape, n in r["params"]:
-        lines.append(f"{name:16s} {str(shape):8s} {n:4d}")
-    lines.append(f"মোট parameter: {r['total']}")
+        lines.append(f"{n:>4} ← {name} {shape}")
+    lines.append(f"{r['total']:>4} = সব parameter-এর যোগফল")
     for name, values in r["buffers"].items():
-        lines.append(f"buffer {name} {values}")
-    lines.append(f"weight {r['weight_shape']} | bias {r['bias_shape']}")
+        lines.append(f"buffer {name} (গোনার বাইরে): {values}")
+    lines.append(f"W আর b-এর আকার → {r['weight_shape']} {r['bias_shape']}")
     lines.append(f"max |lin(z) − (z Wᵀ + b)| = {r['linear_max_diff']}")
-    lines.append(f"|W| সর্বোচ্চ: {r['max_abs_weight']} | 1/√in = {r['init_bound']}")
+    lines.append(f"সবচেয়ে বড় |W| {r['max_abs_weight']}, সীমা 1/√in = {r['init_bound']}")
     return "\n".join(lines)
 
 

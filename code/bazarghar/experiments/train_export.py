@@ -81,7 +81,7 @@ def format_train_export(r: dict) -> str:
     for k, shape in r["shapes"]:
         lines.append(f"{k:15s} {shape}")
     for o, p in zip(r["orders"], r["numpy64"]):
-        lines.append(f"{o[0]:4.1f} km, {int(o[1])} পণ্য, বৃষ্টি {int(o[2])}: {p:.12f} মিনিট")
+        lines.append(f"দূরত্ব {o[0]:g} km · পণ্য {int(o[1])} · বৃষ্টি {int(o[2])} → {p:.12f} মিনিট")
     d64, d32 = r["diff64"], r["diff32"]
     lines.append(f"NumPy বনাম PyTorch, float64-এ সবচেয়ে বড় ফারাক {d64['max_abs']:.1e}")
     lines.append(
