@@ -1,12 +1,12 @@
-"""An audit of lecture 09's deck in Chromium, as projected at 1280x720: the part numbers are text and
-run ০ … ১২, nothing projected is smaller than 16 px, every code token meets WCAG AA against what is
+"""An audit of every lecture's deck in Chromium, as projected at 1280x720: the part numbers are text and
+run ০, ১, ২ … (one per section file), nothing projected is smaller than 16 px, every code token meets WCAG AA against what is
 behind it (computed colours, opacity included), and every code slide says its point in a visible
 sentence, not only in the speaker notes. Exercise and discussion numbers match the handout's."""
 import unicodedata
 
 import pytest
 
-from conftest import pdf_text
+from conftest import LECTURES, lectures_with, pdf_text
 from test_slides import open_deck
 
 BN_DIGITS = "০১২৩৪৫৬৭৮৯"
@@ -86,15 +86,25 @@ AUDIT = r"""
 """
 
 
+@pytest.fixture(scope="module", params=LECTURES, ids=str)
+def lecture(request):
+    return request.param
+
+
 @pytest.fixture(scope="module")
-def audit(browser, rendered):
-    context, page = open_deck(browser, rendered)
+def audit(browser, rendered, lecture):
+    context, page = open_deck(browser, rendered, lecture)
     try:
         records = page.evaluate(AUDIT)
     finally:
         context.close()
     assert len(records) >= 40
     return records
+
+
+def sections(lecture):
+    """A lecture's parts: one per section file (`_NN-name.qmd`), or one when it has none."""
+    return len([p for p in lecture.sources if p.name.startswith("_")]) or 1
 
 
 def letters(text):
@@ -108,11 +118,14 @@ def test_part_numbers_are_text_running_from_zero(audit):
     numbers = [p.removeprefix("অংশ ").strip() for p in parts]
     expected = ["".join(BN_DIGITS[int(d)] for d in str(i)) for i in range(len(parts))]
     assert numbers == expected, numbers
-    assert len(parts) == 13, "lecture 09 has parts ০ … ১২"
 
 
-def test_part_numbers_match_the_handout(audit, rendered):
-    text = pdf_text(rendered / "09-nn-module" / "handout.pdf")
+def test_every_section_is_a_numbered_part(audit, lecture):
+    assert len([r for r in audit if r["divider"]]) == sections(lecture)
+
+
+def test_part_numbers_match_the_handout(audit, rendered, lecture):
+    text = pdf_text(lecture.product(rendered, "handout.pdf"))
     for record in audit:
         if record["divider"]:
             assert record["part"] + " ·" in text, f"{record['part']} is not a handout heading"
@@ -133,21 +146,22 @@ def test_every_code_slide_states_its_point(audit):
     assert not silent, f"code slides whose point is only in the notes: {silent}"
 
 
-def test_exercise_and_discussion_numbers_match_the_handout(browser, rendered):
-    context, page = open_deck(browser, rendered)
+@pytest.mark.parametrize("lecture", lectures_with(r"\{\.(exercise|discussion)\b"), ids=str)
+def test_exercise_and_discussion_numbers_match_the_handout(browser, rendered, lecture):
+    context, page = open_deck(browser, rendered, lecture)
     try:
         names = page.evaluate("""() => Array.from(document.querySelectorAll('.question > p:first-child strong'))
             .map(s => s.textContent.trim())""")
     finally:
         context.close()
     assert names, "no exercise or discussion question on the slides"
-    text = " ".join(pdf_text(rendered / "09-nn-module" / "handout.pdf").split())
+    text = " ".join(pdf_text(lecture.product(rendered, "handout.pdf")).split())
     for name in names:
         assert name in text, f"slides say {name!r}; the handout numbers it differently"
 
 
-def test_slide_number_clear_of_the_arrows(browser, rendered):
-    context, page = open_deck(browser, rendered)
+def test_slide_number_clear_of_the_arrows(browser, rendered, lecture):
+    context, page = open_deck(browser, rendered, lecture)
     try:
         boxes = page.evaluate("""() => {
             const r = el => { const b = el.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };
@@ -164,8 +178,9 @@ def test_slide_number_clear_of_the_arrows(browser, rendered):
         assert x1 <= a0 or a1 <= x0 or y1 <= b0 or b1 <= y0, f"slide number {boxes['number']} covers an arrow"
 
 
-def test_quiz_marks_the_right_option_when_the_answer_is_shown(browser, rendered):
-    context, page = open_deck(browser, rendered)
+@pytest.mark.parametrize("lecture", lectures_with(r"\{\.quiz\b"), ids=str)
+def test_quiz_marks_the_right_option_when_the_answer_is_shown(browser, rendered, lecture):
+    context, page = open_deck(browser, rendered, lecture)
     try:
         page.add_style_tag(content="*, *::after { transition: none !important; }")
         marks = page.evaluate("""() => {
