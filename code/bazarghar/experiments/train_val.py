@@ -64,5 +64,5 @@ def format_validation_modes(v: dict) -> str:
         f"eval + no_grad, দুবার: {v['right'][0]:.4g}, {v['right'][1]:.4g}",
         f"train mode-এ, দুবার:   {v['train_mode'][0]:.4g}, {v['train_mode'][1]:.4g}",
         f"no_grad ছাড়া: requires_grad = {v['graph_without_no_grad']} ({v['grad_fn']})",
-        f"no_grad-এর ভেতরে: requires_grad = {v['graph_with_no_grad']}",
+        f"torch.no_grad() দিয়ে: requires_grad = {v['graph_with_no_grad']}",
     ])
