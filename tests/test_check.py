@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
 
 from lecturekit.check.__main__ import main  # noqa: E402
 from lecturekit.check.compare import Tolerance, items_match, texts_match, tolerance_of  # noqa: E402

@@ -60,10 +60,9 @@ class Run:
         self.returncode, self.stderr = None, ""
 
     def __call__(self):
-        env = {**os.environ, "PYTHONPATH": str(ROOT / "scripts")}
         before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         started = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, *self.args], cwd=self.cwd, env=env,
+        proc = subprocess.Popen([sys.executable, *self.args], cwd=self.cwd,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         sampler = threading.Thread(target=self._sample, args=(proc,), daemon=True)
         sampler.start()
@@ -178,10 +177,9 @@ def write_synthetic(project, n, width=8):
 def time_python(code, cwd, repeat=3):
     """Best of a few runs of `python -c code`: start-up costs."""
     best = None
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "scripts")}
     for _ in range(repeat):
         started = time.perf_counter()
-        subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, check=True, capture_output=True)
+        subprocess.run([sys.executable, "-c", code], cwd=cwd, check=True, capture_output=True)
         seconds = time.perf_counter() - started
         best = seconds if best is None else min(best, seconds)
     return best
@@ -189,7 +187,6 @@ def time_python(code, cwd, repeat=3):
 
 def embedding_seconds(project, lecture):
     """pandoc's reveal.js run with and without --embed-resources: what embedding costs."""
-    sys.path.insert(0, str(ROOT / "scripts"))
     from lecturekit.project import Project
     from lecturekit.writers import REVEALJS, LectureWriter
     import pypandoc
@@ -285,9 +282,8 @@ def bench_lecture(args, tmp, numbers, lecture):
 
 def _check(run):
     # scripts/check exits 1 when an output drifted: still a measurement, so only a crash stops us.
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "scripts")}
     started = time.perf_counter()
-    proc = subprocess.run([sys.executable, *run.args], cwd=run.cwd, env=env, capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, *run.args], cwd=run.cwd, capture_output=True, text=True)
     run.seconds = time.perf_counter() - started
     if proc.returncode not in (0, 1):
         raise SystemExit(f"bench: check failed:\n{proc.stderr[-3000:]}")
@@ -295,7 +291,6 @@ def _check(run):
 
 
 def _first_torch_cell(project, lecture, cells):
-    sys.path.insert(0, str(ROOT / "scripts"))
     from lecturekit import qmd
     parsed = qmd.read_lecture(project / "lectures" / lecture / "index.qmd")
     for index, cell in enumerate(parsed.cells, 1):
