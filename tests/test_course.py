@@ -12,7 +12,7 @@ import pytest
 
 from conftest import FRONT, ROOT, run_render
 from lecturekit.project import Project
-from lecturekit.writers import handout_fonts
+from lecturekit.formats import handout_fonts
 
 LECTURE = textwrap.dedent("""\
     # হিসাব {{#sec-count}}

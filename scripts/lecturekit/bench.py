@@ -188,7 +188,8 @@ def time_python(code, cwd, repeat=3):
 def embedding_seconds(project, lecture):
     """pandoc's reveal.js run with and without --embed-resources: what embedding costs."""
     from lecturekit.project import Project
-    from lecturekit.writers import REVEALJS, LectureWriter
+    from lecturekit.formats import REVEALJS
+    from lecturekit.writers import LectureWriter
     import pypandoc
     from lecturekit.build import execute_lecture
     proj = Project(project)

@@ -7,7 +7,7 @@ from . import cache, qmd
 from .execute import DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT, LectureExecutor
 from .figures import write_figures
 from .notebook import executed_notebook, write_notebook
-from .writers import check_format_options
+from .formats import check_format_options
 
 
 @dataclass

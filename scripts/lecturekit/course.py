@@ -28,11 +28,12 @@ from .errors import LectureError
 from .figures import lecture_figures_dir, write_figures
 from .notebook import notebook_bytes, write_notebook
 from .project import Project
-from .writers import FORMATS, LectureWriter, handout_fonts, woff2_katex
+from .formats import FORMATS
+from .writers import LectureWriter
 
 MANIFEST = "products.json"
 # The write stage's own code: a change to it changes every product.
-WRITER_MODULES = ("emit.py", "writers.py")
+WRITER_MODULES = ("emit.py", "formats.py", "writers.py")
 
 
 def _digest_files(h, folder):
@@ -264,10 +265,8 @@ def build_course(project, lecture_dirs, format_names=None, *, jobs=None, fresh=F
     todo = [p for p in plans if p.name not in results]
     # Assets every lecture shares are prepared once, before the workers start.
     if todo and not execute_only:
-        if "revealjs" in format_names:
-            woff2_katex(project)
-        if "typst" in format_names:
-            handout_fonts(project)
+        for name in format_names:
+            FORMATS[name].shared_assets(project)
     kwargs = dict(versions=versions, fresh=fresh, execute_only=execute_only, force=force, theme=theme)
 
     def done(result):
@@ -308,7 +307,8 @@ def summary_lines(result, root=None):
                      f"inline expressions {t.get('inline', 0.0):.2f} s")
     t = result.writer_timings
     for name, product in zip(result.written, result.products):
-        seconds = sum(v for k, v in t.items() if k.endswith(name) or (name == "typst" and k == "typst"))
+        finish = FORMATS[name].finish
+        seconds = sum(v for k, v in t.items() if k.endswith(f" {name}") or (finish and k == finish.name))
         shown = os.path.relpath(product, root) if root else product
         lines.append(f"[{result.name}] {name}: {seconds:.2f} s -> {shown}")
     for name in result.skipped:

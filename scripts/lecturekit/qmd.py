@@ -10,6 +10,7 @@ from pathlib import Path
 import yaml
 
 from .errors import LectureError
+from .formats import FORMATS
 
 # Cell options the renderer understands (Quarto spellings), and what each must hold.
 CELL_OPTIONS = {
@@ -122,8 +123,8 @@ FRONT_MATTER_KEYS = {
     "toc-title", "number-sections", "draft", "order", "image", "pagetitle", "title-prefix",
     "crossref", "lightbox", "metadata-files",
 }
-# The formats this renderer writes: slides and handout.
-FORMAT_NAMES = ("revealjs", "typst")
+# The formats this renderer writes (slides and handout): the format table's names.
+FORMAT_NAMES = tuple(FORMATS)
 
 
 def key_lines(text, first_line=1):

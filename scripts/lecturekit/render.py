@@ -18,7 +18,7 @@ from . import course, site
 from .errors import run_command
 from .execute import progress_printer
 from .project import Project
-from .writers import FORMATS
+from .formats import FORMATS
 
 
 def parse_args(argv):

@@ -18,6 +18,7 @@ import zipfile
 from pathlib import Path
 
 from . import frontmatter, qmd
+from .formats import FORMATS
 from .writers import BENGALI_DIGITS
 
 ZIP_NAME = "code.zip"
@@ -174,7 +175,8 @@ def _lecture_item(project, lecture_dir, meta):
     name = Path(lecture_dir).name
     out = project.output_dir / name
     links = []
-    for label, file in (("স্লাইড", "slides.html"), ("হ্যান্ডআউট (PDF)", "handout.pdf"), ("কোড (zip)", ZIP_NAME)):
+    products = [(fmt.link_label, fmt.product) for fmt in FORMATS.values()]
+    for label, file in (*products, ("কোড (zip)", ZIP_NAME)):
         if (out / file).exists():
             links.append(f'<a href="{html.escape(name)}/{file}">{label}</a>')
         elif file != ZIP_NAME:
