@@ -48,7 +48,9 @@ def _execute(project, lecture, key, versions, store, python, progress):
                                progress=progress,
                                max_output=project.setting("max-output", DEFAULT_MAX_OUTPUT))
     results = relative_paths(executor.run(), project.root)
-    results["versions"] = versions
+    # The record names what the outputs came from: versions, and what the kernel itself found
+    # (CPU capability, BLAS, threads, the output-changing environment).
+    results["versions"] = {**versions, **results.pop("fingerprint", {})}
     results["executed_at"] = int(time.time())
     store.store(lecture.name, key, results)
     return results

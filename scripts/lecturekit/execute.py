@@ -6,7 +6,6 @@ values per inline expression, truth per claim) that the cache stores and noteboo
 """
 import asyncio
 import json
-import os
 import shutil
 import sys
 import tempfile
@@ -19,7 +18,7 @@ from jupyter_core.utils import run_sync
 from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
-from . import qmd
+from . import kernelenv, qmd
 from .emit import strip_ansi
 from .errors import LectureError
 
@@ -29,17 +28,47 @@ DEFAULT_TIMEOUT = 120  # seconds per cell, unless the cell or _quarto.yml says o
 # faster than the text: 0.5 MB of printed lines take it 7 s, 3 MB 214 s, 20 MB a quarter of an hour.
 DEFAULT_MAX_OUTPUT = 500_000
 
-# The kernel is started with these so outputs do not depend on the terminal or the core count.
-KERNEL_ENV = {
-    "PYTHONHASHSEED": "0",
-    "OMP_NUM_THREADS": "1",
-    "MKL_NUM_THREADS": "1",
-    "NO_COLOR": "1",
-    "TERM": "dumb",
-    "COLUMNS": "100",
-    # Figures a cell shows reach the notebook as displays (courseplot.setup_kernel picks their formats).
-    "MPLBACKEND": "module://matplotlib_inline.backend_inline",
-}
+# What the kernel runs on, read inside it once the cells have run: the libraries the cells imported
+# decide which kernels did the arithmetic (torch's CPU capability, its BLAS, NumPy's BLAS).
+_FINGERPRINT_CODE = """def __lecturekit_fingerprint():
+    import json, platform, re, sys
+    found = {"machine": platform.machine()}
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            found["cpu"] = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), None)
+    except OSError:
+        pass
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        found["cpu_capability"] = torch.backends.cpu.get_cpu_capability()
+        config = torch.__config__.show()
+        blas = re.search(r"BLAS_INFO=(\\w+)", config)
+        mkl = re.search(r"Math Kernel Library Version ([\\w.]+)", config)
+        found["torch_blas"] = " ".join(m.group(1) for m in (blas, mkl) if m)
+        found["torch_threads"] = torch.get_num_threads()
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
+        try:
+            blas = numpy.show_config(mode="dicts")["Build Dependencies"]["blas"]
+            found["numpy_blas"] = f"{blas.get('name')} {blas.get('version')}"
+        except Exception:
+            pass
+        try:  # OpenBLAS picks its kernels per CPU family (SkylakeX, Haswell, Zen …): name them
+            import ctypes, glob, os
+            folder = os.path.join(os.path.dirname(numpy.__file__), os.pardir, "numpy.libs")
+            lib = ctypes.CDLL(glob.glob(os.path.join(folder, "libscipy_openblas*"))[0])
+            corename = lib.scipy_openblas_get_corename64_
+            corename.restype = ctypes.c_char_p
+            found["numpy_blas_core"] = corename().decode()
+        except Exception:
+            pass
+    print(json.dumps(found), end="")
+
+try:
+    __lecturekit_fingerprint()
+finally:
+    del __lecturekit_fingerprint
+"""
 
 # Run once before the first cell: the course plot style and figure formats (SVG, PDF, plot data).
 # A project without the package keeps matplotlib's own defaults (PNG figures).
@@ -152,27 +181,29 @@ class LectureExecutor:
                                 resources={"metadata": {"path": str(self.workdir)}})
         client.max_output = self.max_output
         results = {"cells": [], "inline": [], "claims": []}
-        env_before = os.environ.copy()
-        os.environ.update(KERNEL_ENV)
-        os.environ["PYTHONPATH"] = os.pathsep.join(
-            [str(self.code_dir.resolve())] + ([env_before["PYTHONPATH"]] if env_before.get("PYTHONPATH") else []))
+        # The kernel's own environment (passed to the launcher; this process's stays as it is).
+        env = kernelenv.kernel_env(code_dir=self.code_dir.resolve())
         started = time.perf_counter()
         try:
-            with client.setup_kernel():
+            with client.setup_kernel(env=env):
                 self.timings["kernel_start"] = time.perf_counter() - started
-                os.environ.clear()
-                os.environ.update(env_before)
                 self._quiet(client, _PLOT_SETUP)
                 self._run_blocks(client, results)
+                results["fingerprint"] = {**self._fingerprint(client), "env": kernelenv.output_env()}
         finally:
-            os.environ.clear()
-            os.environ.update(env_before)
             # A kernel manager we pass in is ours to stop; nbclient only stops kernels it made.
             if km.has_kernel:
                 run_sync(km.shutdown_kernel)(now=True)
             shutil.rmtree(sockets, ignore_errors=True)
         results["timings"] = self.timings
         return results
+
+    def _fingerprint(self, client):
+        executed = self._execute(client, _FINGERPRINT_CODE, (self.lecture.index, 1), None, self.timeout, history=False)
+        try:
+            return json.loads(_stdout(executed.outputs))
+        except json.JSONDecodeError:
+            return {}
 
     def _run_blocks(self, client, results):
         cells = self.lecture.cells
@@ -201,13 +232,13 @@ class LectureExecutor:
             raise LectureError(f"kernel set-up failed: {reply['content'].get('ename')}: "
                                f"{reply['content'].get('evalue')}", self.lecture.index)
 
-    def _execute(self, client, source, where, label, timeout):
+    def _execute(self, client, source, where, label, timeout, history=True):
         """Execute one piece of code; return its outputs. Kernel failures become LectureErrors."""
         cell = nbformat.v4.new_code_cell(source)
         client.timeout = timeout
         client.start_cell()
         try:
-            client.execute_cell(cell, 0, store_history=True)
+            client.execute_cell(cell, 0, store_history=history)
         except CellTimeoutError:
             raise LectureError(f"cell ran past its time limit of {timeout} s (set '#| timeout:' to allow more)",
                                *where, label) from None
