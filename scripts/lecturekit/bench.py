@@ -33,7 +33,7 @@ except ImportError:  # peak memory then comes from getrusage alone
     psutil = None
 
 
-def parse_args(argv):
+def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="scripts/bench", description=__doc__.split("\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog="\n".join(__doc__.split("\n")[2:]))
@@ -346,7 +346,7 @@ def bench_scale(args, tmp, numbers):
     print("(peak: the memory of the whole process tree, sampled: renderer, workers, kernels, pandoc, Typst)")
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     numbers = {"cores": os.cpu_count()}
     tmp = Path(tempfile.mkdtemp(prefix="lecturekit-bench-"))

@@ -127,7 +127,7 @@ FRONT_MATTER_KEYS = {
 FORMAT_NAMES = tuple(FORMATS)
 
 
-def key_lines(text, first_line=1):
+def key_lines(text: str, first_line: int = 1) -> dict[tuple, int]:
     """Line of every mapping key in a YAML text, by key path: {("format", "typst"): 12, ...}."""
     lines = {}
 
@@ -145,7 +145,7 @@ def key_lines(text, first_line=1):
     return lines
 
 
-def front_matter_lines(text):
+def front_matter_lines(text: str) -> dict[tuple, int]:
     """key_lines of a .qmd's front matter, as lines of the .qmd."""
     lines = text.split("\n")
     if not lines or lines[0].strip() != "---":
@@ -154,7 +154,7 @@ def front_matter_lines(text):
     return key_lines("\n".join(lines[1:end]), first_line=2)
 
 
-def check_front_matter(lecture):
+def check_front_matter(lecture: Lecture) -> None:
     """Unknown top-level keys and formats are errors at their line (Quarto would keep a mistyped
     key as metadata nobody reads, and would write a product for `format: pdf` that we never do)."""
     for key in lecture.meta:
@@ -164,7 +164,7 @@ def check_front_matter(lecture):
     check_format_names(lecture.meta.get("format"), lecture.index, lecture.meta_lines)
 
 
-def check_format_names(formats, path, lines):
+def check_format_names(formats: object, path: Path, lines: dict[tuple, int]) -> None:
     if formats is None:
         return
     if not isinstance(formats, dict):
@@ -184,7 +184,7 @@ def _project_root(folder):
     return next((f for f in (folder, *folder.parents) if (f / "_quarto.yml").exists()), folder)
 
 
-def yaml_error_line(err):
+def yaml_error_line(err: yaml.YAMLError) -> int:
     """0-based line a YAML error is about. An unclosed quote or bracket is reported by the parser
     where it gave up (often the end of the block); the opening quote/bracket is where to look."""
     context, mark = getattr(err, "context", None) or "", getattr(err, "context_mark", None)
@@ -194,7 +194,7 @@ def yaml_error_line(err):
     return mark.line if mark is not None else 0
 
 
-def yaml_error_text(err):
+def yaml_error_text(err: yaml.YAMLError) -> str:
     problem = getattr(err, "problem", None)
     if not problem:
         return str(err).split("\n")[0]
@@ -202,7 +202,7 @@ def yaml_error_text(err):
     return f"{context}: {problem}" if context else problem
 
 
-def split_front_matter(text, path):
+def split_front_matter(text: str, path: Path) -> tuple[dict, str, int]:
     """Return (metadata, body, first body line number)."""
     lines = text.split("\n")
     if not lines or lines[0].strip() != "---":
@@ -220,7 +220,7 @@ def split_front_matter(text, path):
     raise LectureError("front matter opened with '---' is never closed", path, 1)
 
 
-def read_source(path, parent=None, line=None):
+def read_source(path: Path, parent: Path | None = None, line: int | None = None) -> str:
     """A source file's text. What cannot be read is blamed on the line that names the file
     (an include, a `file:` option); bytes that are not UTF-8 on their own line."""
     path = Path(path)
@@ -464,12 +464,12 @@ def _check_labels(lecture):
         seen[label] = cell
 
 
-def inline_expressions(text):
+def inline_expressions(text: str) -> list[str]:
     """The `{python} expr` expressions of a markdown run, in order."""
     return [m["expr"].strip() for m in INLINE_EXPR.finditer(text)]
 
 
-def replace_inline(text, values):
+def replace_inline(text: str, values: list[str]) -> str:
     """Replace each inline expression, in order, by its executed value."""
     it = iter(values)
     return INLINE_EXPR.sub(lambda m: next(it), text)
@@ -481,7 +481,7 @@ CHECK_ATTR = re.compile(r"\bcheck=\"(?P<expr>[^\"]*)\"")
 CODE_SPAN = re.compile(r"(`+)(?:.+?)\1", re.S)
 
 
-def claim_expressions(text):
+def claim_expressions(text: str) -> list[tuple[str, str]]:
     """(sentence, expression) of every claim span in a markdown run, in order.
 
     Brackets are matched with nesting, and code spans (inline expressions included) are opaque,
