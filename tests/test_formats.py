@@ -23,8 +23,6 @@ from conftest import ROOT
 def test_the_table_is_keyed_by_each_records_name():
     assert list(FORMATS) == ["revealjs", "typst"]
     assert all(FORMATS[name].name == name for name in FORMATS)
-    # The read stage accepts exactly the formats the table writes.
-    assert qmd.FORMAT_NAMES == tuple(FORMATS)
 
 
 def test_products_and_links_are_distinct_per_format():
@@ -45,6 +43,7 @@ def test_figure_preferences():
 def test_finishing_steps():
     assert REVEALJS.finish is None  # pandoc writes the deck itself
     assert TYPST.finish.name == "typst" and TYPST.finish.suffix == ".typ"
+    assert TYPST.finish.package == "typst"  # its version is an input of every product
 
 
 def test_records_are_frozen():
@@ -145,3 +144,32 @@ def test_emitter_takes_each_formats_preferred_figure(tmp_path):
     for fmt, suffix in ((REVEALJS, ".svg"), (TYPST, ".pdf")):
         text = MarkdownEmitter(fmt, tmp_path / "figures", markdown_dir=tmp_path).emit(notebook)
         assert f"figures/fig-x{suffix}" in text, text
+
+
+# ---- a new format is one record ------------------------------------------------------------------
+
+def test_a_new_record_is_known_to_every_stage_that_lists_formats(project_builder, monkeypatch):
+    """The read stage's format names, `--to`, the parallel build's shared assets and the course
+    page's links all come from the table: one more record and each of them knows it."""
+    from lecturekit import course, render, site
+    prepared = []
+    plain = Format(name="plain", product="notes.txt", options={"columns": arg("--columns")},
+                   figure_mimes=("image/png",), link_label="নোট", shared_assets=prepared.append)
+    monkeypatch.setitem(FORMATS, "plain", plain)
+    folder = project_builder.add_lecture("01-a", "# ক {#sec-a}\n", front={
+        "title": "ক", "format": {"plain": {"columns": 60}}})
+    project = Project(project_builder.root)
+    lecture = qmd.read_lecture(folder / "index.qmd", project.root)  # no "not one this project writes"
+    assert format_args(plain, project, lecture) == ["--columns", "60"]
+    assert render.parse_args(["--to", "plain"]).to == ["plain"]
+    (project.output_dir / "01-a").mkdir(parents=True)
+    (project.output_dir / "01-a" / "notes.txt").write_text("not made by pandoc")
+    entry = site.lecture_entry(project, folder, site.lecture_meta(folder))
+    assert ("নোট", "01-a/notes.txt") in [(link.label, link.href) for link in entry.links]
+    plans, results = course.build_course(project, [folder], ["plain"], jobs=1, force=True)
+    assert [r.error for r in results] == [None] and results[0].written == ["plain"], results
+    assert "ক" in (project.output_dir / "01-a" / "notes.txt").read_text(encoding="utf-8")  # pandoc wrote it
+    assert prepared == [project]  # its shared assets were prepared before the lecture was built
+    monkeypatch.delitem(FORMATS, "plain")
+    with pytest.raises(LectureError, match="format 'plain' is not one this project writes"):
+        qmd.read_lecture(folder / "index.qmd", project.root)

@@ -62,7 +62,8 @@ def theme_digest(project: Project) -> str:
     here = Path(__file__).parent
     for module in WRITER_MODULES:
         h.update((here / module).read_bytes())
-    h.update(json.dumps([_version("pypandoc-binary"), _version("typst")]).encode())
+    engines = ["pypandoc-binary"] + [f.finish.package for f in FORMATS.values() if f.finish and f.finish.package]
+    h.update(json.dumps([_version(name) for name in engines]).encode())
     return h.hexdigest()
 
 

@@ -149,6 +149,7 @@ class Finish:
     name: str  # also the key of its time in the writer's timings
     suffix: str  # pandoc's output, `_build/<lecture>/<lecture><suffix>`
     run: Callable[[LectureWriter, Path, Path], None]  # (writer, pandoc's output, product file)
+    package: str | None = None  # the Python package doing it: its version is an input of every product
 
 
 # The Typst compile as a child process. SIGINT kills it at once (Python would only see the signal
@@ -261,7 +262,7 @@ TYPST = Format(
     link_label="হ্যান্ডআউট (PDF)",
     fixed_args=("--standalone",),
     project_args=_typst_args,
-    finish=Finish(name="typst", suffix=".typ", run=compile_typst),
+    finish=Finish(name="typst", suffix=".typ", run=compile_typst, package="typst"),
     shared_assets=handout_fonts,
 )
 

@@ -123,8 +123,6 @@ FRONT_MATTER_KEYS = {
     "toc-title", "number-sections", "draft", "order", "image", "pagetitle", "title-prefix",
     "crossref", "lightbox", "metadata-files",
 }
-# The formats this renderer writes (slides and handout): the format table's names.
-FORMAT_NAMES = tuple(FORMATS)
 
 
 def key_lines(text: str, first_line: int = 1) -> dict[tuple, int]:
@@ -168,11 +166,11 @@ def check_format_names(formats: object, path: Path, lines: dict[tuple, int]) -> 
     if formats is None:
         return
     if not isinstance(formats, dict):
-        raise LectureError(f"'format:' must map format names ({', '.join(FORMAT_NAMES)}) to their options",
+        raise LectureError(f"'format:' must map format names ({', '.join(FORMATS)}) to their options",
                            path, lines.get(("format",)))
     for name, options in formats.items():
-        if name not in FORMAT_NAMES:
-            raise LectureError(f"format '{name}' is not one this project writes ({', '.join(FORMAT_NAMES)})",
+        if name not in FORMATS:  # the formats this renderer writes: the format table
+            raise LectureError(f"format '{name}' is not one this project writes ({', '.join(FORMATS)})",
                                path, lines.get(("format", name)))
         if options is not None and options != "default" and not isinstance(options, dict):
             raise LectureError(f"'format: {name}:' must hold 'option: value' lines", path,
