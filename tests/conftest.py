@@ -17,10 +17,14 @@ PYTHON = sys.executable
 BIN = Path(PYTHON).parent
 RENDER, CHECK = str(BIN / "lecture-render"), str(BIN / "lecture-check")
 
+# A venv copied from another checkout would run that checkout's kit: scripts/setup re-installs it.
 try:
-    import lecturekit  # noqa: F401
+    import lecturekit
 except ModuleNotFoundError:
     pytest.exit("the kit is not installed in this venv: run scripts/setup", returncode=4)
+if Path(lecturekit.__file__).resolve().parents[2] != ROOT:
+    pytest.exit(f"this venv's lecturekit is {Path(lecturekit.__file__).parent}, not this checkout's: "
+                "run scripts/setup", returncode=4)
 
 from lecturekit.frontmatter import with_defaults
 from lecturekit.qmd import split_front_matter
