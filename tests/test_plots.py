@@ -337,5 +337,5 @@ def test_lecture09_shows_its_plots_in_both_products(rendered):
         assert re.search(r'<img[^>]*src="data:image/svg\+xml[^"]*"[^>]*alt="' + alt, slides) or \
             re.search(r'<img[^>]*alt="' + alt + r'[^"]*"[^>]*src="data:image/svg\+xml', slides), alt
     text = pdf_text(rendered / "09-nn-module" / "handout.pdf")
-    assert re.search(r"ছবি ৯\.\d — training loss \(train mode", text)
+    assert re.search(r"ছবি ৯\.\d — training loss, লগ স্কেলে", text)
     assert re.search(r"ছবি ৯\.\d — একই batch-এর গড়", text)
