@@ -3,12 +3,14 @@
 It is self-contained the way `quarto render` needs it: the front matter in a first raw cell, includes
 resolved, inline expressions replaced by their values, cell options kept as `#|` lines.
 """
+import copy
 import json
 import os
 import re
 from pathlib import Path
 
 import nbformat
+from nbformat.v4.rwbase import split_lines
 import yaml
 
 from . import qmd
@@ -80,9 +82,12 @@ def executed_notebook(lecture, results, project_root):
 
 
 def notebook_bytes(nb):
-    """The notebook as written: nbformat's v4 layout (sorted keys, indent 1), without its schema
-    validation, which would cost more than everything else a no-change rebuild does."""
-    return (json.dumps(nb, sort_keys=True, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
+    """The notebook as written: nbformat's v4 layout (sorted keys, indent 1, multi-line text as lists
+    of lines), without its schema validation, which would cost more than everything else a no-change
+    rebuild does. Lists of lines matter: Quarto splits a one-string `source` into lines and joins
+    them back without newlines."""
+    on_disk = split_lines(copy.deepcopy(nb))
+    return (json.dumps(on_disk, sort_keys=True, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
 
 
 def write_notebook(nb, path, data=None):
