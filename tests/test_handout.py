@@ -179,7 +179,7 @@ def answers_and_solutions():
     texts = []
     for qmd in sorted(LECTURE.glob("_*.qmd")):
         source = qmd.read_text(encoding="utf-8")
-        for block in re.findall(r"::: \{\.(?:solution|explain)\}\n(.*?)\n:::", source, flags=re.S):
+        for block in re.findall(r"::: \{\.(?:answer|explain)\}\n(.*?)\n:::", source, flags=re.S):
             for para in re.split(r"\n\s*\n", block):
                 para = para.strip()
                 if not BENGALI.search(para) or para.startswith(("-", "|", "#", "```")) or re.match(r"\d+\.", para):

@@ -33,7 +33,7 @@ DIV_CLASSES = {
     "notes", "fragment", "incremental", "nonincremental", "columns", "column",
     "content-visible", "content-hidden", "smaller", "r-fit-text", "r-stack",
     "callout-note", "callout-tip", "callout-warning", "callout-important", "callout-caution",
-    "stepper", "quiz", "explain", "exercise", "discussion", "solution", "remember", "glossary",
+    "stepper", "quiz", "explain", "exercise", "discussion", "answer", "remember", "glossary",
     "claim", "appendix", "scrollable",
 }
 
