@@ -25,8 +25,8 @@ local function take_title(div, default)
   return pandoc.Inlines(default)
 end
 
-local function callout(div, kind, default_title)
-  local title = take_title(div, default_title)
+local function callout(div, kind, default_title, title)
+  title = title or take_title(div, default_title)
   if C.slides then
     local head = pandoc.Div({ pandoc.Plain(title) }, pandoc.Attr("", { "callout-title" }))
     div.content:insert(1, head)
@@ -57,7 +57,22 @@ local function figure_typst(fig)
   return pandoc.RawBlock("typst", call)
 end
 
+-- Quarto parses callout divs into its own Callout node before user filters run; give that node the
+-- same form as plain pandoc's div, so both renderers write the same callout.
+local function quarto_callout(node)
+  local kind = node.type or "note"
+  local title = node.title
+  local kind_of_title = title and pandoc.utils.type(title)
+  if kind_of_title == "Blocks" then title = pandoc.utils.blocks_to_inlines(title)
+  elseif kind_of_title == "Block" then title = pandoc.utils.blocks_to_inlines({ title })
+  elseif kind_of_title == "Inline" then title = pandoc.Inlines({ title }) end
+  if not title or #title == 0 then title = pandoc.Inlines(CALLOUT_TITLES[kind] or kind) end
+  local div = pandoc.Div(node.content, pandoc.Attr(node.attr and node.attr.identifier or "", { "callout-" .. kind }))
+  return callout(div, kind, nil, title)
+end
+
 return {
+  Callout = quarto_callout,
   Div = function(el)
     if C.has_class(el, "cell-output") then
       if C.handout then return C.typst_wrap("output-block", 'kind: "' .. output_kind(el) .. '"', el.content) end
