@@ -41,12 +41,29 @@ def _current_claims(block, ran):
     return current
 
 
+VERSION_NAMES = (("python", "Python"), ("torch", "PyTorch"), ("numpy", "NumPy"))
+
+
+def provenance(results):
+    """What the handout's cover says about the outputs: when they were made and by which versions.
+    It goes into the front matter, so `quarto render` of the notebook shows it too."""
+    meta = {}
+    versions = results.get("versions") or {}
+    text = " · ".join(f"{name} {versions[key]}" for key, name in VERSION_NAMES if versions.get(key))
+    if text:
+        meta["versions"] = text
+    if results.get("executed_at"):
+        from .writers import bengali_date
+        meta["render-date"] = bengali_date(results["executed_at"])
+    return meta
+
+
 def executed_notebook(lecture, results, project_root):
     """Build the executed notebook from the parsed lecture and the execution results."""
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.metadata["language_info"] = {"name": "python"}
-    front = yaml.safe_dump(lecture.meta, allow_unicode=True, sort_keys=False, width=1000)
+    front = yaml.safe_dump({**lecture.meta, **provenance(results)}, allow_unicode=True, sort_keys=False, width=1000)
     nb.cells.append(nbformat.v4.new_raw_cell(f"---\n{front}---"))
     md_index = cell_index = 0
 

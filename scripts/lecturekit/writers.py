@@ -129,6 +129,7 @@ TYPST = Format(
         "section-numbering": var("section-numbering"), "fontsize": var("fontsize"),
         "mainfont": var("mainfont"), "margin": var("margin"), "columns": var("columns"),
         "include-in-header": paths("--include-in-header"),
+        "syntax-highlighting": lambda value, root: [f"--syntax-highlighting={value}"],
         # Quarto-only: its typst partials call the same handout.typ that our template imports.
         "template-partials": ignored, "keep-typ": ignored, "output-file": ignored,
     },

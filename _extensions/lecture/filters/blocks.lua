@@ -1,6 +1,7 @@
 -- Cells, outputs, callouts, boxes and figures in each product's own form.
 -- Slides style them with theme.css; the handout calls the functions of handout.typ.
 local C = require("common")
+local pdf_figures = require("pdf_figures")
 
 local CALLOUT_TITLES = {
   note = "নোট", tip = "টিপ", warning = "সতর্কতা", important = "জরুরি", caution = "সাবধান",
@@ -49,6 +50,7 @@ local function figure_typst(fig)
   local image
   fig:walk({ Image = function(img) image = image or img end })
   if not image then return nil end
+  if C.quarto then image.src = pdf_figures.pdf_for(image.src) end
   local alt = image.attributes["fig-alt"] or pandoc.utils.stringify(image.caption)
   local caption = C.inlines_to(pandoc.utils.blocks_to_inlines(fig.caption.long), "typst")
   local call = string.format('#figure(image(%s, alt: %s, width: 100%%), caption: [%s], numbering: none, supplement: none)',
@@ -98,8 +100,10 @@ return {
     return el
   end,
   Figure = function(fig)
-    if C.handout and not C.quarto then return figure_typst(fig) end
+    if C.handout then return figure_typst(fig) end
     if C.slides then
+      -- One figure per slide is the slide's content, not a picture to stretch (Quarto would
+      -- otherwise replace the figure by a stretched image and a caption paragraph).
       -- Screen readers get the figure's description, not the caption a second time.
       return fig:walk({ Image = function(img)
         local alt = img.attributes["fig-alt"]
@@ -107,6 +111,7 @@ return {
           img.caption = pandoc.Inlines(alt)
           img.attributes["fig-alt"] = nil
         end
+        if C.quarto then img.classes:insert("nostretch") end
         return img
       end })
     end
