@@ -73,10 +73,44 @@ local function quarto_callout(node)
   return callout(div, kind, nil, title)
 end
 
+-- Quarto keeps terminal colour codes and, for an error, the whole traceback; scripts/render shows
+-- output as plain text and an error as its last line ("Type: message").
+local ANSI = "\27%[[0-9;?]*[A-Za-z]"
+
+local function quarto_output(div)
+  local is_error = C.has_class(div, "cell-output-error")
+  return div:walk({ CodeBlock = function(cb)
+    local text = cb.text:gsub(ANSI, "")
+    if is_error then
+      -- The message starts at the last unindented "Name: ..." line that is not a frame's header.
+      local lines, start = {}, nil
+      for line in (text .. "\n"):gmatch("([^\n]*)\n") do
+        table.insert(lines, line)
+        if line:match("^[%a_][%w_.]*: ") and not line:match("^File ") and not line:match("^Cell ") then
+          start = #lines
+        end
+      end
+      if start then
+        text = table.concat(lines, "\n", start):gsub("%s+$", "")
+      end
+    end
+    cb.text = text
+    return cb
+  end })
+end
+
 return {
   Callout = quarto_callout,
+  -- Pandoc's Typst writer puts every table in a figure of kind table (handout.typ numbers them
+  -- "সারণি ৯.১"); Quarto's writes an uncaptioned table bare.
+  Table = function(tbl)
+    if C.quarto and C.handout then
+      return C.typst_wrap("figure", "kind: table", { tbl })
+    end
+  end,
   Div = function(el)
     if C.has_class(el, "cell-output") then
+      if C.quarto then el = quarto_output(el) end
       if C.handout then return C.typst_wrap("output-block", 'kind: "' .. output_kind(el) .. '"', el.content) end
       -- Output is text, not code: keep highlight.js from guessing a language for it.
       return el:walk({ CodeBlock = function(cb)
