@@ -56,11 +56,30 @@ def place(project: Path, output_dir: Path, files: list[str]) -> list[Path]:
     return placed
 
 
+RENDER_LIST = Path("_build") / "quarto-render.yml"
+EXCLUSION_MARK = "# render-all-exclusion"
+
+
+def keep_sources_in_project(project: Path) -> None:
+    """scripts/execute left the sources out of this project render; put them back, so that
+    `quarto render lectures/<lecture>/index.qmd` is again a file of the project (with its settings
+    and filters) and not a standalone document."""
+    path = project / RENDER_LIST
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    except OSError:
+        return
+    kept = [line for line in lines if EXCLUSION_MARK not in line]
+    if kept != lines:
+        path.write_text("".join(kept), encoding="utf-8")
+
+
 def main() -> int:
     project = Path.cwd()
     output_dir = project / os.environ.get("QUARTO_PROJECT_OUTPUT_DIR", "_output")
     for target in place(project, output_dir, output_files()):
         print(f"quarto: {os.path.relpath(target, project)}", file=sys.stderr)
+    keep_sources_in_project(project)
     return 0
 
 
