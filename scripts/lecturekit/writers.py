@@ -109,13 +109,14 @@ REVEALJS = Format(
         "margin": var("margin"), "transition": var("transition"), "controls": var("controls"),
         "progress": var("progress"), "hash": var("hash"), "center": var("center"),
         "history": var("history"), "navigation-mode": var("navigationMode"),
+        "controls-layout": var("controlsLayout"),
         "slide-level": arg("--slide-level"), "incremental": switch("--incremental"),
         "css": paths("--css"), "include-after-body": paths("--include-after-body"),
         "include-in-header": paths("--include-in-header"), "theme": var("theme"), "highlightjs-theme": var("highlightjs-theme"),
         # Fixed by this renderer: always KaTeX, always one self-contained file.
         "html-math-method": ignored, "embed-resources": ignored, "self-contained-math": ignored,
         "code-line-numbers": ignored, "highlight-style": ignored, "slide-tone": ignored,
-        "output-file": ignored,
+        "output-file": ignored, "menu": ignored,
     },
     fixed_args=("--standalone", "--embed-resources", "--syntax-highlighting=idiomatic"),
 )
