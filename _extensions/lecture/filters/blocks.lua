@@ -133,6 +133,13 @@ return {
     end
     return el
   end,
+  -- Any image of an output (a figure or not) takes its PDF rendering in Quarto's handout.
+  Image = function(img)
+    if C.quarto and C.handout then
+      img.src = pdf_figures.pdf_for(img.src)
+      return img
+    end
+  end,
   Figure = function(fig)
     if C.handout then return figure_typst(fig) end
     if C.slides then

@@ -55,9 +55,12 @@ local function find_output(name)
   local owner, n = name:match("^(.-)%-output%-(%d+)$")
   if not owner then return nil end
   n = tonumber(n)
-  local index = owner:match("^cell%-(%d+)$")
-  for i, cell in ipairs(nb.cells or {}) do
-    if cell.cell_type == "code" and (label_of(cell) == owner or (index and (i - 1 == tonumber(index) or i == tonumber(index)))) then
+  -- An unlabelled cell is "cell-<n + 1>" for the n-th code cell (Quarto counts from 1, then adds 1).
+  local index = tonumber(owner:match("^cell%-(%d+)$"))
+  local code_cells = 0
+  for _, cell in ipairs(nb.cells or {}) do
+    if cell.cell_type == "code" then code_cells = code_cells + 1 end
+    if cell.cell_type == "code" and (label_of(cell) == owner or (index and code_cells + 1 == index)) then
       local outputs = cell.outputs or {}
       local with_pdf = {}
       for _, out in ipairs(outputs) do
