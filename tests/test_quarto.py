@@ -230,3 +230,25 @@ def test_quarto_executing_the_source_gives_the_same_lecture(browser, ours, tmp_p
     assert deck.requests == []
     assert handout.headings == ours[1].headings
     assert "রেন্ডার:" in handout.first_page and "PyTorch" in handout.first_page
+
+
+def test_quiz_answers_in_quartos_deck(browser, from_notebooks):
+    """The quiz answers by click in Quarto's deck too, offline (slides.html is shared)."""
+    project, _log = from_notebooks
+    context = browser.new_context(viewport={"width": 1280, "height": 720}, offline=True)
+    page = context.new_page()
+    try:
+        page.goto((project / "_output" / LECTURE / "slides.html").as_uri())
+        page.wait_for_function("window.Reveal && Reveal.isReady()")
+        ident = page.evaluate("Reveal.getSlides().find(s => s.querySelector('.quiz')).id")
+        page.evaluate(f"location.hash = '#/{ident}'")
+        page.wait_for_function(f"Reveal.getCurrentSlide().id === '{ident}'")
+        page.click(f"#{ident} .quiz-option[data-correct='false']")
+        # The explanation is the slide's next step: it becomes visible (and fades in).
+        page.wait_for_function(f"document.querySelector('#{ident} .quiz-explain').classList.contains('visible')")
+        state = page.evaluate(f"""(() => {{ const q = document.querySelector('#{ident} .quiz');
+            return {{feedback: q.querySelector('.quiz-feedback').className,
+                     right: q.querySelectorAll('.quiz-option.right').length}}; }})()""")
+    finally:
+        context.close()
+    assert "is-wrong" in state["feedback"] and state["right"] == 1, state
