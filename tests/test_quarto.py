@@ -230,6 +230,11 @@ def test_quarto_executing_the_source_gives_the_same_lecture(browser, ours, tmp_p
     assert deck.requests == []
     assert handout.headings == ours[1].headings
     assert "রেন্ডার:" in handout.first_page and "PyTorch" in handout.first_page
+    # The same words: the same outputs, and the PDF figures (an SVG figure's Bengali legend would
+    # come out as other glyphs).
+    assert words(handout.text) == words(ours[1].text)
+    assert not list((project / "lectures").rglob("*.quarto_ipynb")), "Quarto's kept notebook left behind"
+    assert not list((project / "lectures").rglob("*.html"))
 
 
 def test_quiz_answers_in_quartos_deck(browser, from_notebooks):

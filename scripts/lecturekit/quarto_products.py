@@ -24,12 +24,16 @@ def output_files(environ=os.environ):
     return [line for line in (listing or "").splitlines() if line.strip()]
 
 
+def parts_of(product: Path, output_dir: Path) -> tuple:
+    try:
+        return product.relative_to(output_dir).parts
+    except ValueError:
+        return ()
+
+
 def destination(product: Path, output_dir: Path) -> Path | None:
     """`_output/_build/<lecture>/x.html` or `_output/lectures/<lecture>/x.pdf` -> `_output/<lecture>/...`."""
-    try:
-        parts = product.relative_to(output_dir).parts
-    except ValueError:
-        return None
+    parts = parts_of(product, output_dir)
     if len(parts) != 3 or parts[0] not in SOURCE_FOLDERS or product.suffix not in PRODUCT_NAMES:
         return None
     return output_dir / parts[1] / PRODUCT_NAMES[product.suffix]
@@ -39,15 +43,19 @@ def place(project: Path, output_dir: Path, files: list[str]) -> list[Path]:
     placed = []
     for name in files:
         product = (project / name).resolve()
-        target = destination(product, output_dir.resolve())
+        output_dir = output_dir.resolve()
+        target = destination(product, output_dir)
         if target is None or not product.exists():
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
         os.replace(product, target)
         placed.append(target)
-        # What Quarto left beside the product (figure copies for Typst) belongs to no reader.
+        # What Quarto left beside the product (figure copies for Typst) belongs to no reader, nor
+        # does the executed notebook it kept beside a source (keep-ipynb, for the handout's figures).
         folder = product.parent
         shutil.rmtree(folder / f"{product.stem}_files", ignore_errors=True)
+        if parts_of(product, output_dir)[0] == "lectures":
+            (project / "lectures" / target.parent.name / f"{product.stem}.quarto_ipynb").unlink(missing_ok=True)
         for empty in (folder, folder.parent):
             try:
                 empty.rmdir()

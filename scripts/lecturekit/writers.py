@@ -132,7 +132,7 @@ TYPST = Format(
         "include-in-header": paths("--include-in-header"),
         "syntax-highlighting": lambda value, root: [f"--syntax-highlighting={value}"],
         # Quarto-only: its typst partials call the same handout.typ that our template imports.
-        "template-partials": ignored, "keep-typ": ignored, "output-file": ignored,
+        "template-partials": ignored, "keep-typ": ignored, "keep-ipynb": ignored, "output-file": ignored,
     },
     fixed_args=("--standalone",),
 )
