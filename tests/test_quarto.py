@@ -230,9 +230,11 @@ def test_quarto_executing_the_source_gives_the_same_lecture(browser, ours, tmp_p
     assert deck.requests == []
     assert handout.headings == ours[1].headings
     assert "রেন্ডার:" in handout.first_page and "PyTorch" in handout.first_page
-    # The same words: the same outputs, and the PDF figures (an SVG figure's Bengali legend would
-    # come out as other glyphs).
-    assert words(handout.text) == words(ours[1].text)
+    # The same words (the PDF figures: an SVG figure's Bengali legend would come out as other
+    # glyphs). Words with digits are left out: this is another execution, and on this kind of
+    # machine a float32 training run may end a few ulps apart from the cached one.
+    without_digits = lambda text: [w for w in words(text) if not re.search(r"[0-9০-৯]", w)]  # noqa: E731
+    assert without_digits(handout.text) == without_digits(ours[1].text)
     assert not list((project / "lectures").rglob("*.quarto_ipynb")), "Quarto's kept notebook left behind"
     assert not list((project / "lectures").rglob("*.html"))
 
