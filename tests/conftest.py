@@ -1,15 +1,22 @@
-"""Shared fixtures: the real project, and small throwaway projects for pipeline tests."""
+"""Shared fixtures: the real project and its lectures, and throwaway projects built by lecturekit's
+`ProjectBuilder` (the same builder the benchmark uses)."""
 import os
-import shutil
+import re
 import subprocess
 import sys
 import textwrap
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PYTHON = sys.executable
+
+from lecturekit.frontmatter import with_defaults
+from lecturekit.qmd import split_front_matter
+from lecturekit.scaffold import ProjectBuilder
 
 FRONT = textwrap.dedent("""\
     ---
@@ -29,39 +36,100 @@ def run_render(project, *args, env=None):
                           capture_output=True, text=True, timeout=600)
 
 
-class MiniProject:
-    """A copy of the project's rendering parts with one small lecture of our own."""
+def run_check(project, *args, env=None):
+    """Run the check CLI in `project`; return the CompletedProcess."""
+    full_env = {**os.environ, "PYTHONPATH": str(ROOT / "scripts"), **(env or {})}
+    return subprocess.run([PYTHON, "-m", "lecturekit.check", *args], cwd=project, env=full_env,
+                          capture_output=True, text=True, timeout=600)
+
+
+# ---- the real lectures: every generic slide/handout test runs over each of them -----------------
+
+@dataclass(frozen=True)
+class Lecture:
+    """One lecture of the real project, and where its build and products are."""
+    name: str
+
+    def __str__(self):
+        return self.name
+
+    @property
+    def folder(self) -> Path:
+        return ROOT / "lectures" / self.name
+
+    @property
+    def sources(self) -> list:
+        """Its section files (`_*.qmd`), or its index when it has none."""
+        return sorted(self.folder.glob("_*.qmd")) or [self.folder / "index.qmd"]
+
+    @cached_property
+    def meta(self) -> dict:
+        """The front matter as the products use it (defaults filled in)."""
+        index = self.folder / "index.qmd"
+        meta, _body, _line = split_front_matter(index.read_text(encoding="utf-8"), index)
+        return with_defaults(meta, self.folder)
+
+    def text(self) -> str:
+        return "\n".join(p.read_text(encoding="utf-8") for p in [self.folder / "index.qmd", *self.sources])
+
+    def has(self, pattern: str) -> bool:
+        return re.search(pattern, self.text(), re.M) is not None
+
+    def product(self, rendered: Path, name: str) -> Path:
+        return rendered / self.name / name
+
+    @property
+    def notebook(self) -> Path:
+        return ROOT / "_build" / self.name / f"{self.name}.ipynb"
+
+
+LECTURES = [Lecture(p.parent.name) for p in sorted((ROOT / "lectures").glob("*/index.qmd"))]
+
+
+def lectures_with(pattern: str) -> list:
+    """The lectures whose sources use a construct (a quiz, a stepper …): a test of that construct
+    runs on each of them, and on none that lacks it (no vacuous pass)."""
+    return [lecture for lecture in LECTURES if lecture.has(pattern)]
+
+
+every_lecture = pytest.mark.parametrize("lecture", LECTURES, ids=str)
+
+
+# ---- throwaway projects ---------------------------------------------------------------------------
+
+class MiniProject(ProjectBuilder):
+    """A copy of the project's rendering parts with one small lecture of our own (`demo`)."""
 
     def __init__(self, root):
-        self.root = root
-        shutil.copy(ROOT / "_quarto.yml", root / "_quarto.yml")
-        shutil.copytree(ROOT / "_extensions", root / "_extensions")
-        (root / "node_modules").symlink_to(ROOT / "node_modules")
-        (root / "code" / "minipkg").mkdir(parents=True)
-        (root / "code" / "minipkg" / "__init__.py").write_text("ANSWER = 41 + 1\n")
-        self.lecture = root / "lectures" / "demo"
+        super().__init__(root, ROOT)
+        self.add_package("minipkg", {"__init__.py": "ANSWER = 41 + 1\n"})
+        self.lecture = self.lectures_dir / "demo"
         self.lecture.mkdir(parents=True)
 
     def write(self, body, sections=None, front=FRONT):
-        (self.lecture / "index.qmd").write_text(front + textwrap.dedent(body), encoding="utf-8")
-        for name, text in (sections or {}).items():
-            (self.lecture / name).write_text(textwrap.dedent(text), encoding="utf-8")
+        self.add_lecture("demo", body, front=front, sections=sections)
 
     def render(self, *args, env=None):
         return run_render(self.root, "--quiet", *args, env=env)
 
     @property
     def slides(self):
-        return self.root / "_output" / "demo" / "slides.html"
+        return self.output("demo", "slides.html")
 
     @property
     def handout(self):
-        return self.root / "_output" / "demo" / "handout.pdf"
+        return self.output("demo", "handout.pdf")
 
 
 @pytest.fixture
 def mini(tmp_path):
     return MiniProject(tmp_path)
+
+
+@pytest.fixture
+def project_builder(tmp_path):
+    """An empty throwaway project (settings, theme, filters); add lectures, packages, scripts."""
+    return ProjectBuilder(tmp_path / "project", ROOT)
 
 
 @pytest.fixture(scope="session")

@@ -41,7 +41,8 @@ from bazarghar import experiments as ex
 
 ROOT = Path(__file__).resolve().parents[1]
 CODE = ROOT / "code"
-SCRIPTS = sorted((CODE / "scripts").glob("[0-9][0-9]_*.py"))
+# Every lecture's student scripts: code/scripts/<lecture>/NN_name.py
+SCRIPTS = sorted((CODE / "scripts").glob("*/[0-9][0-9]_*.py"))
 
 
 @pytest.fixture(scope="session")
@@ -236,7 +237,7 @@ def test_numpy_forward_matches_torch(trained, tmp_path):
     d64 = diff_report(numpy_forward(path, orders, np.float64), torch_predict(model, orders, torch.float64))
     assert d64["max_abs"] < 1e-10
     d32 = diff_report(numpy_forward(path, orders, np.float32), torch_predict(model, orders, torch.float32))
-    assert d32["max_ulps"] <= 1
+    assert d32["max_ulps"] <= 4  # BLAS-এর যোগের ক্রম CPU-ভেদে বদলায়; পর্বের দাবি করা সীমা
     # পুরো ৪০০টি অর্ডারে: float64 প্রায় হুবহু, float32 কয়েক ulp-এর ভেতরে
     Xa = X.numpy().astype(np.float64)
     assert diff_report(numpy_forward(path, Xa), torch_predict(model, Xa, torch.float64))["max_abs"] < 1e-10
@@ -254,7 +255,7 @@ def test_diff_report_counts_ulps():
 def test_train_export_demo(trained, tmp_path):
     r = ex.train_export_demo(tmp_path, trained=trained)
     assert [k for k, _ in r["shapes"]] == list(STATE_KEYS)
-    assert r["diff64"]["max_abs"] < 1e-10 and r["diff32"]["max_ulps"] <= 1
+    assert r["diff64"]["max_abs"] < 1e-10 and r["diff32"]["max_ulps"] <= 4
     assert r["diff64_printed"]["max_abs"] <= 5e-13
     assert (tmp_path / "delivery_mlp.json").exists() and (tmp_path / "delivery_mlp.pt").exists()
 
@@ -378,9 +379,10 @@ def test_bn_sci_and_shape():
 # ---------------------------------------------------------------- script
 
 
-@pytest.mark.parametrize("script", SCRIPTS, ids=[s.name for s in SCRIPTS])
+@pytest.mark.parametrize("script", SCRIPTS, ids=[f"{s.parent.name}/{s.name}" for s in SCRIPTS])
 def test_script_runs(script, tmp_path):
-    env = dict(os.environ, PYTHONPATH=str(CODE))
+    # Without code/ on PYTHONPATH: the script's own path setup finds the package.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     done = subprocess.run(
         [sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
     )
@@ -390,7 +392,7 @@ def test_script_runs(script, tmp_path):
 
 
 def test_scripts_cover_experiments():
-    names = {s.name for s in SCRIPTS}
+    names = {s.name for s in SCRIPTS if s.parent.name == "09-nn-module"}
     for expected in (
         "01_module_tour.py",
         "02_registry.py",
@@ -407,3 +409,28 @@ def test_linear_stepper_example():
     assert r["dots"] == [4.5, -0.5]
     assert r["y_layer"] == r["y_by_hand"] == [4.6, -0.7]
     assert r["n_params"] == 8
+
+
+_STATE_DIGEST = """
+import hashlib, json, torch
+from bazarghar import train_delivery_model
+from bazarghar.export import state_to_lists
+model, history, _, _ = train_delivery_model()
+print(torch.backends.cpu.get_cpu_capability(), f"{history.final_train_mse:.6f}",
+      hashlib.sha256(json.dumps(state_to_lists(model)).encode()).hexdigest())
+"""
+
+
+def test_trained_weights_are_the_same_under_every_cpu_kernel():
+    """The lecture's trained model, bit for bit, under ATen's portable kernels and the machine's own
+    (float32 training would differ in the last bits and, after 800 steps, in printed digits)."""
+    runs = {}
+    for capability in (None, "default"):
+        env = {k: v for k, v in os.environ.items() if k != "ATEN_CPU_CAPABILITY"}
+        env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).resolve().parents[1] / "code"), env.get("PYTHONPATH", "")])
+        if capability:
+            env["ATEN_CPU_CAPABILITY"] = capability
+        out = subprocess.run([sys.executable, "-c", _STATE_DIGEST], env=env, capture_output=True, text=True, check=True)
+        runs[capability] = out.stdout.split()
+    assert runs["default"][0] == "DEFAULT" and runs[None][0] != "DEFAULT"
+    assert runs["default"][1:] == runs[None][1:]

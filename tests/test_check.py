@@ -5,8 +5,9 @@ code/) keep each kernel start cheap; the last test checks the real lectures from
 """
 from __future__ import annotations
 
+import functools
+import os
 import re
-import shutil
 import subprocess
 import sys
 import sysconfig
@@ -18,7 +19,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
+from lecturekit import cache, kernelenv, qmd  # noqa: E402
 from lecturekit.check.__main__ import main  # noqa: E402
+from lecturekit.check.cause import environment_changes  # noqa: E402
+from lecturekit.check.envs import display_width, table as compare_table  # noqa: E402
 from lecturekit.check.compare import Tolerance, items_match, texts_match, tolerance_of  # noqa: E402
 from lecturekit.check.expectations import Expectations, dump_entry, entry_for  # noqa: E402
 from lecturekit.check.normalise import normalise, output_items  # noqa: E402
@@ -27,6 +31,7 @@ from lecturekit.check.report import lecture_report  # noqa: E402
 from lecturekit.check.run import check_lecture  # noqa: E402
 from lecturekit.errors import LectureError  # noqa: E402
 from lecturekit.project import Project  # noqa: E402
+from lecturekit.scaffold import ProjectBuilder  # noqa: E402
 
 VERSIONS = {"python": "3.11.7", "torch": "2.13.0+cpu", "numpy": "2.4.6"}
 
@@ -73,20 +78,12 @@ SHOP = {
 
 def make_project(tmp_path, lecture, sections, shop=None):
     """A project with one lecture (sections: file name -> text) and the shop package in code/."""
-    proj = tmp_path / "proj"
-    proj.mkdir(exist_ok=True)
-    shutil.copy(ROOT / "_quarto.yml", proj / "_quarto.yml")
-    folder = proj / "lectures" / lecture
-    folder.mkdir(parents=True)
-    index = "---\ntitle: \"পরীক্ষা\"\n---\n\n" + "\n".join(f"{{{{< include {n} >}}}}\n" for n in sections)
-    (folder / "index.qmd").write_text(index, encoding="utf-8")
-    for name, text in sections.items():
-        (folder / name).write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
-    package = proj / "code" / "shop"
-    package.mkdir(parents=True)
-    for name, text in (shop or SHOP).items():
-        (package / name).write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
-    return proj
+    project = ProjectBuilder(tmp_path / "proj", ROOT)
+    index = "\n" + "\n".join(f"{{{{< include {n} >}}}}\n" for n in sections)
+    project.add_lecture(lecture, index, front={"title": "পরীক্ষা"},
+                        sections={name: textwrap.dedent(text).lstrip("\n") for name, text in sections.items()})
+    project.add_package("shop", {name: textwrap.dedent(text).lstrip("\n") for name, text in (shop or SHOP).items()})
+    return project.root
 
 
 def run_check(proj, monkeypatch, capsys, *argv):
@@ -185,6 +182,53 @@ def test_expectations_file_round_trips_and_keeps_untouched_entries_verbatim(tmp_
     assert dump_entry("a", entry_for([{"stdout": "new\n"}], VERSIONS)) in after
 
 
+def test_every_output_changing_variable_is_in_the_cache_key_and_nothing_else(tmp_path):
+    index = tmp_path / "lectures" / "05-key" / "index.qmd"
+    index.parent.mkdir(parents=True)
+    index.write_text("---\ntitle: k\n---\n\n```{python}\nprint(1)\n```\n", encoding="utf-8")
+    lecture = qmd.read_lecture(index)
+    plain = {"PATH": "/usr/bin", "HOME": "/root"}
+
+    def key(**env):
+        return cache.execution_key(lecture, tmp_path / "code", VERSIONS, {**plain, **env})
+    base = key()
+    for name, value in [("ATEN_CPU_CAPABILITY", "default"), ("OMP_NUM_THREADS", "2"), ("MKL_CBWR", "AVX2"),
+                        ("MKL_NUM_THREADS", "4"), ("OPENBLAS_CORETYPE", "Haswell"), ("ONEDNN_MAX_CPU_ISA", "AVX2"),
+                        ("KMP_DETERMINISTIC_REDUCTION", "1"), ("TORCH_NUM_THREADS", "2")]:
+        assert key(**{name: value}) != base, name
+    assert key(TERM="xterm-256color", EDITOR="vim", SSH_TTY="/dev/pts/0") == base  # pinned or harmless
+    assert key(OMP_NUM_THREADS="1", MKL_CBWR="COMPATIBLE") == base  # the defaults, set explicitly
+    # The build variant is part of the versions: the same torch for CUDA is another environment.
+    assert cache.execution_key(lecture, tmp_path / "code", {**VERSIONS, "torch": "2.13.0+cu128"}, plain) != base
+    env = kernelenv.kernel_env({**plain, "OMP_NUM_THREADS": "2", "TERM": "xterm"}, code_dir="/c")
+    assert env["OMP_NUM_THREADS"] == "2" and env["TERM"] == "dumb" and env["MKL_CBWR"] == "COMPATIBLE"
+    assert env["PYTHONPATH"] == "/c" and env["PATH"] == "/usr/bin"
+
+
+def test_environment_changes_name_what_differs():
+    was = {**VERSIONS, "cpu_capability": "AVX512", "env": {"MKL_CBWR": "COMPATIBLE"}}
+    now = {**VERSIONS, "torch": "2.15.0+cu132", "cpu_capability": "DEFAULT",
+           "env": {"MKL_CBWR": "COMPATIBLE", "ATEN_CPU_CAPABILITY": "default"}}
+    assert environment_changes(was, now) == ["torch 2.13.0+cpu → 2.15.0+cu132", "cpu_capability AVX512 → DEFAULT",
+                                             "ATEN_CPU_CAPABILITY (unset) → default"]
+    assert environment_changes(VERSIONS, now) == ["torch 2.13.0+cpu → 2.15.0+cu132"]  # unrecorded: unknown
+
+
+def test_compare_table_aligns_bengali_sections_by_display_width():
+    from lecturekit.check.envs import Comparison, Row
+    comp = Comparison("09-x", "/v/bin/python", VERSIONS, {**VERSIONS, "torch": "2.15.0+cpu"})
+    comp.rows = [Row("a", "x.qmd:1", "কিন্তু ক্রম বদলালে", False, "", [], []),
+                 Row("b", "x.qmd:9", "float32: শেষ bit-এর ধাপ", True, "1 → 2", [], []),
+                 Row("c", "x.qmd:20", "plain ascii", False, "", [], [])]
+    lines = compare_table(comp).split("\n")
+    rows = [line for line in lines if line[:2] in ("a ", "b ", "c ")]
+    # The "differs" column starts at the same terminal column in every row.
+    starts = {display_width(line[:line.index(word)]) for line, word in zip(rows, (" no", " yes", " no"))}
+    assert len(starts) == 1, rows
+    assert display_width("কিন্তু ক্রম") == len("কিন্তু ক্রম") - 3  # virama and vowel signs below take no column
+    assert "other (/v/bin/python): python 3.11.7, torch 2.15.0+cpu" in compare_table(comp)
+
+
 # ---------------------------------------------------------------- end to end: small lectures
 
 
@@ -235,9 +279,14 @@ def test_expectations_recorded_then_a_changed_value_fails_naming_cell_section_an
     assert status == 0, out
     stored = Expectations(expected, "01-basics")
     assert stored.labels() == ["prices", "noisy"]  # the unlabelled cell has no output: no entry needed
-    assert stored.get("prices") == {"versions": stored.get("prices")["versions"],
+    assert stored.get("prices") == {"versions": stored.get("prices")["versions"], "code": stored.get("prices")["code"],
                                     "outputs": [{"stdout": "মোট দাম: 6\n"}]}
-    assert set(stored.get("prices")["versions"]) == {"python", "torch", "numpy"}
+    # What the output came from: versions (torch with its build variant), the output-changing
+    # environment the kernel ran with, and digests of the cell's code and of what ran before it.
+    recorded = stored.get("prices")["versions"]
+    assert {"python", "torch", "numpy", "env"} <= set(recorded)
+    assert recorded["env"]["MKL_CBWR"] == "COMPATIBLE" and recorded["env"]["OMP_NUM_THREADS"] == "1"
+    assert set(stored.get("prices")["code"]) == {"cell", "before"}
     noisy = stored.get("noisy")["outputs"][0]["stdout"]
     assert re.fullmatch(r"<object object at 0x…>\nলাল\n<tmp>\n", noisy), noisy
 
@@ -411,11 +460,17 @@ ENVS = {
     "_01-arrays.qmd": '''
         # array {#sec-arrays}
 
+        ## ভাগফলের তালিকা {#sec-thirds}
+
         ```{python}
         #| label: np-third
         import numpy as np
-        print(np.array([1 / 3, 2 / 3]))
+        third = np.array([1 / 3, 2 / 3])
+        print(third)
         ```
+
+        প্রথমটি `{python} float(third[0])`; স্লাইডে আবার `{python} float(third[0])`।
+        [দুটির যোগফল ১]{.claim check="abs(third.sum() - 1) < 1e-12"}
 
         ```{python}
         #| label: np-ints
@@ -436,35 +491,159 @@ ENVS = {
 }
 
 
-def second_environment(folder):
-    """A venv that reuses this one's packages but prints NumPy arrays with 3 digits."""
+def _venv(folder):
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True)
     python = folder / "bin" / "python"
     purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                              capture_output=True, text=True, check=True).stdout.strip()
-    (Path(purelib) / "zz_upgrade.pth").write_text(
-        f"{sysconfig.get_paths()['purelib']}\nimport numpy; numpy.set_printoptions(precision=3)\n")
+    return python, Path(purelib)
+
+
+def second_environment(folder, print_precision=3, torch_version=None):
+    """A venv that reuses this one's packages (a .pth line, no download). `print_precision`: NumPy
+    prints arrays with that many digits there; `torch_version`: the version its metadata reports."""
+    python, purelib = _venv(folder)
+    setup = f"import numpy; numpy.set_printoptions(precision={print_precision})\n" if print_precision else ""
+    (purelib / "zz_upgrade.pth").write_text(f"{sysconfig.get_paths()['purelib']}\n{setup}")
+    if torch_version:
+        info = purelib / f"torch-{torch_version}.dist-info"
+        info.mkdir()
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: torch\nVersion: {torch_version}\n")
+    return python
+
+
+def environment_without_torch(folder):
+    """A venv with every package of this one except torch (a folder of links, no copy)."""
+    python, purelib = _venv(folder)
+    shelf = folder / "shelf"
+    shelf.mkdir()
+    for entry in Path(sysconfig.get_paths()["purelib"]).iterdir():
+        if not entry.name.lower().startswith(("torch", "functorch", "torchgen")):
+            (shelf / entry.name).symlink_to(entry)
+    (purelib / "shelf.pth").write_text(f"{shelf}\n")
     return python
 
 
 def test_upgrade_report_lists_exactly_the_cells_that_differ_between_environments(tmp_path, monkeypatch, capsys):
     proj = make_project(tmp_path, "04-envs", ENVS)
-    other = second_environment(tmp_path / "venv-next")
+    other = second_environment(tmp_path / "venv-next", torch_version="2.99.0+cpu")
     probe = "import numpy as np; print(np.array([1/3]))"
     assert subprocess.run([str(other), "-c", probe], capture_output=True, text=True).stdout != \
         subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True).stdout
+    status, out = run_check(proj, monkeypatch, capsys, "04-envs", "--accept")
+    assert status == 0, out
 
-    status, out = run_check(proj, monkeypatch, capsys, "04-envs", "--compare-python", str(other))
+    # The README's relative form, from the project folder.
+    status, out = run_check(proj, monkeypatch, capsys, "04-envs", "--compare-python", "../venv-next/bin/python")
     assert status == 1, out
     rows = {line.split()[0]: line.split()[2:] for line in out.split("\n")
             if line.split()[:1] and line.split()[0] in {"np-third", "np-ints", "np-close", "plain"}}
     assert set(rows) == {"np-third", "np-ints", "np-close", "plain"}
     differing = {label for label, rest in rows.items() if "yes" in rest}
     assert differing == {"np-third"}  # np-close differs only within its declared tolerance
+    assert rows["np-third"][rows["np-third"].index("yes") + 1] == "drift"  # against tests/expected there
+    assert all(rows[k][rows[k].index("no") + 1] == "ok" for k in ("np-ints", "np-close", "plain"))
     assert "0.33333333" in out and "0.333 0.667" in out  # the short diff
-    assert "lectures/04-envs/_01-arrays.qmd:3" in out
-    assert "1 of 4 cells with output differ" in out
-    assert (proj / "_output" / "compare-report.html").exists()
+    assert "lectures/04-envs/_01-arrays.qmd:5" in out
+    assert "1 of 4 cells with output differ; 1 differ from tests/expected under the other environment" in out
+    # Each side labelled with its own interpreter's versions, not this process's.
+    here = re.search(r"this environment \((.+?)\): python [\d.]+, torch (\S+),", out)
+    there = re.search(r"other \((.+?)\): python [\d.]+, torch (\S+),", out)
+    assert here.group(1) == sys.executable and here.group(2).rstrip(",") != "2.99.0+cpu"
+    assert there.group(1) == str(tmp_path / "venv-next" / "bin" / "python") and there.group(2) == "2.99.0+cpu"
+    # Every place the prose reads the differing cell, repeats included, each with its own line.
+    section = (proj / "lectures" / "04-envs" / "_01-arrays.qmd").read_text().split("\n")
+    inline_line = next(i for i, line in enumerate(section, 1) if "{python} float(third[0])" in line)
+    readers = [line for line in out.split("\n") if "`{python} float(third[0])`" in line]
+    assert len(readers) == 2 and all(f"_01-arrays.qmd:{inline_line}" in line for line in readers)
+    assert any("claim “দুটির যোগফল ১”" in line and "holds" in line for line in out.split("\n"))
+    html = (proj / "_output" / "compare-report.html").read_text(encoding="utf-8")
+    assert str(tmp_path / "venv-next" / "bin" / "python") in html and sys.executable in html
+    assert "NOT AS EXPECTED THERE" in html
+
+    # An environment whose outputs are all the same: 0 differ, and the report still names both.
+    same = second_environment(tmp_path / "venv-same", print_precision=None, torch_version="2.98.0+cpu")
+    status, out = run_check(proj, monkeypatch, capsys, "04-envs", "--compare-python", str(same))
+    assert status == 0, out
+    assert "0 of 4 cells with output differ; 0 differ from tests/expected" in out
+    html = (proj / "_output" / "compare-report.html").read_text(encoding="utf-8")
+    assert str(same) in html and sys.executable in html and "2.98.0+cpu" in html
+
+
+def test_upgrade_report_refuses_an_interpreter_that_cannot_run_the_lectures(tmp_path, monkeypatch, capsys):
+    proj = make_project(tmp_path, "04-envs", ENVS)
+    bare, _ = _venv(tmp_path / "bare")
+    no_torch = environment_without_torch(tmp_path / "no-torch")
+    not_python = tmp_path / "not-python"
+    not_python.write_text("#!/bin/sh\necho hello\n")
+    not_python.chmod(0o755)
+    cases = [("../missing/bin/python", "no such file"), (str(tmp_path / "bare"), "is a directory"),
+             (str(not_python), "is not a Python 3 interpreter"),
+             (str(bare), "has no ipykernel"), (str(no_torch), "has no torch")]
+    for python, says in cases:
+        status, out = run_check(proj, monkeypatch, capsys, "04-envs", "--compare-python", python)
+        lines = [line for line in out.strip().split("\n") if line]
+        assert status == 3 and len(lines) == 1 and says in lines[0] and python in lines[0], (python, out)
+    assert not (proj / "_build").exists()  # refused before anything ran
+
+
+CAUSES = {
+    "_01-causes.qmd": '''
+        # কারণ {#sec-causes}
+
+        ```{python}
+        #| label: threads
+        import os
+        print("threads:", os.environ.get("OMP_NUM_THREADS"))
+        ```
+
+        ```{python}
+        #| label: price
+        from shop import PRICES
+        print(sum(PRICES))
+        ```
+
+        ```{python}
+        #| label: clock
+        import time
+        print(time.time_ns())
+        ```
+        ''',
+}
+
+
+def test_a_drift_says_whether_the_environment_the_code_or_neither_changed(tmp_path, monkeypatch, capsys):
+    proj = make_project(tmp_path, "06-causes", CAUSES)
+    status, out = run_check(proj, monkeypatch, capsys, "06-causes", "--accept", "threads", "price")
+    assert status == 1 and failing_labels(out, "MISSING") == {"clock"}  # not accepted yet
+    status, out = run_check(proj, monkeypatch, capsys, "06-causes", "--accept", "clock")
+    assert status == 0, out
+    status, out = run_check(proj, monkeypatch, capsys, "06-causes", "--fresh")
+    assert failing_labels(out) == {"clock"}
+    assert "neither the code nor the environment changed" in out
+    html = (proj / "_output" / "check-report.html").read_text(encoding="utf-8")
+    assert "neither the code nor the environment changed" in html
+
+    # Another thread count: a new cache entry (no stale answer), and the drift names the variable.
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")
+    model = proj / "code" / "shop" / "model.py"
+    model.write_text(model.read_text().replace("PRICES = (1, 2, 3)", "PRICES = (1, 2, 4)"))
+    status, out = run_check(proj, monkeypatch, capsys, "06-causes")
+    assert "executed and checked" in out
+    assert failing_labels(out) == {"threads", "price", "clock"}
+    blocks = {b.split("\n")[0].split(" › ")[-1]: b for b in out.split("\n\n") if b.startswith("DRIFT")}
+    assert "the environment changed (OMP_NUM_THREADS 1 → 2)" in blocks["threads"]
+    assert "the code changed (an earlier cell or the course code (code/))" in blocks["price"]
+    assert "OMP_NUM_THREADS 1 → 2" in blocks["price"]  # both changed: both named
+    monkeypatch.delenv("OMP_NUM_THREADS")
+    status, out = run_check(proj, monkeypatch, capsys, "06-causes")
+    blocks = {b.split("\n")[0].split(" › ")[-1]: b for b in out.split("\n\n") if b.startswith("DRIFT")}
+    assert set(blocks) == {"price", "clock"}
+    assert "environment" not in blocks["price"].split("what changed")[1].split("\n")[0]
+    section = proj / "lectures" / "06-causes" / "_01-causes.qmd"
+    section.write_text(section.read_text().replace("print(sum(PRICES))", "print(sum(PRICES) * 1)"))
+    status, out = run_check(proj, monkeypatch, capsys, "06-causes")
+    assert "the code changed (this cell's code and an earlier cell or the course code (code/))" in out
 
 
 # ---------------------------------------------------------------- the real lectures
@@ -481,3 +660,56 @@ def test_real_lecture_outputs_match_their_expectations(lecture):
                     f"scripts/check {lecture} --accept", pytrace=False)
     if checked.failed:
         pytest.fail(report, pytrace=False)
+
+
+# Kernel choices a reader's machine can make differently from the one that recorded tests/expected.
+CPU_SETTINGS = {
+    # ATen's portable kernels: no AVX at all (what an old or unknown CPU gets).
+    "default": {"ATEN_CPU_CAPABILITY": "default"},
+    # An AMD EPYC: ATen's AVX2 kernels and OpenBLAS's Haswell-family kernels (on an AVX2 machine).
+    "avx2": {"ATEN_CPU_CAPABILITY": "avx2", "OPENBLAS_CORETYPE": "Haswell"},
+    # Another thread count (passive waiting: spinning threads on a busy machine cost minutes).
+    "threads2": {"OMP_NUM_THREADS": "2", "MKL_NUM_THREADS": "2", "OMP_WAIT_POLICY": "PASSIVE"},
+}
+
+
+@functools.cache
+def _native_capability():
+    env = {k: v for k, v in os.environ.items() if not kernelenv.is_output_variable(k)}
+    probe = "import torch; print(torch.backends.cpu.get_cpu_capability())"
+    return subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env,
+                          check=True).stdout.strip()
+
+
+@pytest.mark.parametrize("setting", list(CPU_SETTINGS))
+def test_lecture09_outputs_hold_under_other_cpu_kernels_and_thread_counts(setting, monkeypatch):
+    """One execution per setting (cached under its own key afterwards), checked against the same
+    tests/expected as the machine's own kernels."""
+    env = dict(CPU_SETTINGS[setting])
+    if "OPENBLAS_CORETYPE" in env and "avx2" not in cache.machine()["isa"]:
+        env.pop("OPENBLAS_CORETYPE")  # forcing AVX2 kernels on a CPU without AVX2 would crash NumPy
+    for name in [k for k in os.environ if k.startswith(kernelenv.OUTPUT_PREFIXES)]:
+        monkeypatch.delenv(name)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    checked = check_lecture(Project(ROOT), ROOT / "lectures" / "09-nn-module")
+    ran = checked.versions
+    assert {k: ran["env"].get(k) for k in env} == env  # the kernel really ran with the setting
+    if setting == "default":
+        assert ran["cpu_capability"] == "DEFAULT"
+        assert _native_capability() != "DEFAULT"  # on any AVX2 machine this is a second capability
+    if setting == "threads2":
+        assert ran["torch_threads"] == 2
+    if checked.failed:
+        pytest.fail(lecture_report(checked), pytrace=False)
+
+
+def test_lecture09_plain_check_runs_the_machines_own_kernels(monkeypatch):
+    """After the runs above, a plain check still reads its own execution (the cache key holds the
+    environment), recorded with this machine's CPU capability."""
+    for name in [k for k in os.environ if k.startswith(kernelenv.OUTPUT_PREFIXES)]:
+        monkeypatch.delenv(name)
+    checked = check_lecture(Project(ROOT), ROOT / "lectures" / "09-nn-module")
+    assert checked.versions["cpu_capability"] == _native_capability()
+    assert checked.versions["env"]["MKL_CBWR"] == "COMPATIBLE" and "ATEN_CPU_CAPABILITY" not in checked.versions["env"]
+    assert not checked.failed, lecture_report(checked)

@@ -30,24 +30,19 @@ LECTURE = textwrap.dedent("""\
 
 
 def add_lecture(mini, name, code="print(ANSWER)", episode=1, title=None):
-    folder = mini.root / "lectures" / name
-    folder.mkdir(parents=True, exist_ok=True)
     front = FRONT.replace("episode: 1", f"episode: {episode}")
     if title:
         front = front.replace('title: "পরীক্ষার লেকচার"', f'title: "{title}"')
-    (folder / "index.qmd").write_text(front + LECTURE.format(code=code), encoding="utf-8")
-    return folder
+    return mini.add_lecture(name, LECTURE.format(code=code), front=front)
 
 
 @pytest.fixture
 def course(mini):
-    """Three small lectures (the mini project's own demo lecture removed) and a course script."""
+    """Three small lectures (the mini project's own demo lecture removed), each with its script."""
     shutil.rmtree(mini.lecture)
     for i in (1, 2, 3):
         add_lecture(mini, f"0{i}-part", code=f"print(ANSWER + {i})", episode=i, title=f"পর্ব নম্বর {i}")
-    scripts = mini.root / "code" / "scripts"
-    scripts.mkdir()
-    (scripts / "01_answer.py").write_text("from minipkg import ANSWER\n\nprint(ANSWER)\n")
+        mini.add_scripts(f"0{i}-part", {f"0{i}_answer.py": f"from minipkg import ANSWER\n\nprint(ANSWER + {i - 1})\n"})
     return mini
 
 
@@ -169,8 +164,8 @@ def test_code_zip_is_deterministic_and_holds_the_scripts(course, tmp_path):
     with zipfile.ZipFile(zip_path) as zf:
         names = zf.namelist()
         assert names == sorted(names)
-        assert "01-part/scripts/01_answer.py" in names and "01-part/minipkg/__init__.py" in names
-        assert zf.read("01-part/scripts/01_answer.py") == b"from minipkg import ANSWER\n\nprint(ANSWER)\n"
+        assert names == ["01-part/minipkg/__init__.py", "01-part/scripts/01_answer.py"]  # no other lecture's
+        assert zf.read("01-part/scripts/01_answer.py") == b"from minipkg import ANSWER\n\nprint(ANSWER + 0)\n"
         assert {i.date_time for i in zf.infolist()} == {(1980, 1, 1, 0, 0, 0)}
     # A second build from scratch, minutes later, gives the same bytes.
     shutil.rmtree(course.root / "_output")

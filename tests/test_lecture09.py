@@ -1,83 +1,59 @@
-"""Lecture 09 as a whole: every section reaches both products, and the seed's data-independent
-results come out of our executed code into the handout."""
+"""Lecture 09's own facts, on top of the tests every lecture gets (test_lectures.py, test_slides.py,
+test_handout.py): its thirteen sections, its handout-only pages, its many cells, the title and cover
+it was written with, and the seed's data-independent results coming out of our executed code into
+the handout."""
 import re
+import subprocess
 
 import nbformat
 import pytest
 
-from conftest import ROOT, pdf_text
+from conftest import Lecture, pdf_text
+from test_lectures import handout_only_pages
 
-LECTURE = ROOT / "lectures" / "09-nn-module"
-SECTIONS = sorted(LECTURE.glob("_*.qmd"))
-HEADING = re.compile(r"^# (?P<text>.+?)\s*\{#(?P<id>[\w-]+)\}\s*$", re.M)
-
-
-def section_heading(path):
-    match = HEADING.search(path.read_text(encoding="utf-8"))
-    assert match, f"{path.name} has no level-1 heading with an id"
-    return match["text"], match["id"]
+LECTURE = Lecture("09-nn-module")
 
 
 @pytest.fixture(scope="module")
 def handout_text(rendered):
-    return pdf_text(rendered / "09-nn-module" / "handout.pdf")
+    return pdf_text(LECTURE.product(rendered, "handout.pdf"))
 
 
-@pytest.fixture(scope="module")
-def slides_html(rendered):
-    return (rendered / "09-nn-module" / "slides.html").read_text(encoding="utf-8")
+def test_thirteen_sections():
+    assert len(LECTURE.sources) == 13
 
 
-def test_every_section_file_is_included():
-    index = (LECTURE / "index.qmd").read_text(encoding="utf-8")
-    assert len(SECTIONS) == 13
-    for path in SECTIONS:
-        assert f"{{{{< include {path.name} >}}}}" in index
+def test_the_lecture_has_handout_only_pages(rendered):
+    assert handout_only_pages(rendered, LECTURE)
 
 
-@pytest.mark.parametrize("path", SECTIONS, ids=lambda p: p.stem)
-def test_section_reaches_slides_and_handout(path, handout_text, slides_html):
-    text, ident = section_heading(path)
-    # A divider slide for the section, followed by at least one content slide of its own.
-    assert re.search(rf'<section id="{ident}" class="[^"]*title-slide', slides_html), ident
-    divider = slides_html.index(f'<section id="{ident}"')
-    assert '<section id="' in slides_html[divider + 10:]
-    plain = re.sub(r"`", "", text)
-    assert plain in handout_text.replace("\n", " "), plain
+def test_many_cells_ran(rendered):
+    nb = nbformat.read(str(LECTURE.notebook), as_version=4)
+    assert len([c for c in nb.cells if c.cell_type == "code"]) >= 60
 
 
-SLIDE = re.compile(r"^## (?P<text>.+?)\s*\{#(?P<id>[\w-]+)\}\s*$", re.M)
+def test_title_slide_and_cover(rendered):
+    html = " ".join(LECTURE.product(rendered, "slides.html").read_text(encoding="utf-8").split())
+    for text in ("বাংলায় PyTorch", "পর্ব ০৯ · ৯১-এর মধ্যে · মডিউল ২", "nn.Module দিয়ে model বানানো",
+                 "Building Models with nn.Module"):
+        assert text in html, text
+    cover = subprocess.run(["pdftotext", "-raw", "-f", "1", "-l", "1", str(LECTURE.product(rendered, "handout.pdf")),
+                            "-"], capture_output=True, text=True, check=True).stdout
+    for part in ("বাংলায় PyTorch", "পর্ব ০৯", "৯১-এর মধ্যে", "মডিউল ২", "nn.Module দিয়ে model বানানো"):
+        assert part in cover, part
 
 
-def test_every_slide_heading_is_in_the_handout_and_handout_only_pages_stay_out_of_the_deck(handout_text,
-                                                                                        slides_html):
-    """The deck is condensed, the handout complete: each `##` page of the sources is a handout
-    heading, and it is a slide unless the author wrapped it in a typst-only div."""
-    flat = handout_text.replace("\n", " ")
-    handout_only = []
-    for path in SECTIONS:
-        source = path.read_text(encoding="utf-8")
-        for match in SLIDE.finditer(source):
-            before = source[:match.start()].rstrip().splitlines()[-1]
-            words = match["text"].replace("`", "").split("$")[0].split(":")[0].strip()  # math aside
-            assert words in flat, match["text"]
-            on_slides = f'<section id="{match["id"]}"' in slides_html
-            if 'content-visible when-format="typst"' in before:
-                handout_only.append(match["id"])
-                assert not on_slides, match["id"]
-            else:
-                assert on_slides, match["id"]
-    assert handout_only, "the lecture has handout-only pages"
+def test_numbered_figure_table_and_boxes(handout_text):
+    assert "ছবি ৯.১" in handout_text and "সারণি ৯.১" in handout_text
+    for box in ("মনে রাখুন", "শব্দকোষ", "অনুশীলনী ১", "প্রশ্ন ১"):
+        assert box in handout_text, box
 
 
-def test_every_cell_executed_and_no_unexpected_error(rendered):
-    nb = nbformat.read(str(ROOT / "_build" / "09-nn-module" / "09-nn-module.ipynb"), as_version=4)
-    code = [c for c in nb.cells if c.cell_type == "code"]
-    assert len(code) >= 60
-    for cell in code:
-        meta = cell.metadata["lecture"]
-        raised = any(o.get("output_type") == "error" for o in cell.outputs)
-        assert raised == bool(meta["options"].get("error", False)), (meta["label"], meta["file"], meta["line"])
+def test_many_outputs_in_the_handout():
+    nb = nbformat.read(str(LECTURE.notebook), as_version=4)
+    printed = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs
+               if o.get("output_type") == "stream" and o.get("name") == "stdout" and "".join(o["text"]).strip()]
+    assert len(printed) > 20
 
 
 # The seed's results that do not depend on our synthetic data, as the handout prints them
@@ -104,3 +80,18 @@ SEED_RESULTS = {
 def test_seed_results_appear_in_the_handout(what, handout_text):
     for needle in SEED_RESULTS[what]:
         assert needle in handout_text, f"{what}: {needle!r} not in the handout"
+
+
+def test_handout_has_the_executed_parameter_total(handout_text):
+    import bazarghar
+    total = sum(p.numel() for p in bazarghar.DeliveryMLP().parameters())
+    assert total == 209
+    assert re.search(rf"\b{total}\b", handout_text)
+
+
+def test_the_construct_tests_find_lecture_09():
+    """Lecture 09 uses every construct; the tests of each construct must run on it."""
+    from test_handout import WITH_ANSWERS, WITH_FIGURES
+    from test_slides import QUIZZES, STEPPERS
+    for found in (STEPPERS, QUIZZES, WITH_ANSWERS, WITH_FIGURES):
+        assert LECTURE in found

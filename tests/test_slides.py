@@ -1,13 +1,17 @@
-"""The deck in a real browser (system Chromium): offline, every step inside the frame, steppers that
-step with their explanations, a quiz that answers by mouse and keyboard, real Bengali glyphs,
-speaker notes on every content slide, Bengali slide numbers and the overview."""
+"""Every lecture's deck in a real browser (system Chromium): offline, every step inside the frame,
+steppers that step with their explanations, quizzes that answer by mouse and keyboard, real Bengali
+glyphs, speaker notes on every content slide, Bengali slide numbers and the overview. Each test runs
+over every lecture found under lectures/ (or every lecture that uses the construct it tests)."""
 import re
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from conftest import ROOT, every_lecture, lectures_with
+
 ARTIFACTS = ROOT / "tests" / "artifacts"
+STEPPERS = lectures_with(r"\{\.stepper\b")
+QUIZZES = lectures_with(r"\{\.quiz\b")
+BN_DIGITS = str.maketrans("0123456789", "০১২৩৪৫৬৭৮৯")
 LOCAL_SCHEMES = ("file:", "data:", "blob:", "about:")
 
 # Every visible box of the current slide against the 1280x720 frame; scrolling boxes are checked as
@@ -55,31 +59,46 @@ def show(page, ident):
     page.wait_for_function(f"Reveal.getCurrentSlide() && Reveal.getCurrentSlide().id === '{ident}'")
 
 
-def open_deck(browser, rendered, fragment="", **context_args):
+def open_deck(browser, rendered, lecture, fragment="", **context_args):
     context = browser.new_context(viewport={"width": 1280, "height": 720}, **context_args)
     page = context.new_page()
-    page.goto((rendered / "09-nn-module" / "slides.html").as_uri() + fragment)
+    page.goto(lecture.product(rendered, "slides.html").as_uri() + fragment)
     page.wait_for_function("window.Reveal && Reveal.isReady()")
     page.evaluate("document.fonts.ready.then(() => true)")
     return context, page
 
 
 @pytest.fixture(scope="module")
-def deck(browser, rendered):
-    """The deck, loaded once; `requests` and `console` record what it did while loading."""
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
-    page = context.new_page()
-    requests, console = [], []
-    page.on("request", lambda r: requests.append(r.url))
-    page.on("console", lambda m: console.append((m.type, m.text)) if m.type in ("error", "warning") else None)
-    page.on("pageerror", lambda e: console.append(("pageerror", str(e))))
-    page.goto((rendered / "09-nn-module" / "slides.html").as_uri())
-    page.wait_for_function("window.Reveal && Reveal.isReady()")
-    page.evaluate("document.fonts.ready.then(() => true)")
-    page.wait_for_timeout(300)
-    page.requests, page.console = requests, console
-    yield page
-    context.close()
+def decks(browser, rendered):
+    """Each lecture's deck, loaded once when a test first asks for it; `requests` and `console`
+    record what it did while loading."""
+    pages, contexts = {}, []
+
+    def load(lecture):
+        if lecture.name not in pages:
+            context = browser.new_context(viewport={"width": 1280, "height": 720})
+            contexts.append(context)
+            page = context.new_page()
+            requests, console = [], []
+            page.on("request", lambda r: requests.append(r.url))
+            page.on("console", lambda m: console.append((m.type, m.text)) if m.type in ("error", "warning") else None)
+            page.on("pageerror", lambda e: console.append(("pageerror", str(e))))
+            page.goto(lecture.product(rendered, "slides.html").as_uri())
+            page.wait_for_function("window.Reveal && Reveal.isReady()")
+            page.evaluate("document.fonts.ready.then(() => true)")
+            page.wait_for_timeout(300)
+            page.requests, page.console = requests, console
+            pages[lecture.name] = page
+        return pages[lecture.name]
+
+    yield load
+    for context in contexts:
+        context.close()
+
+
+@pytest.fixture
+def deck(decks, lecture):
+    return decks(lecture)
 
 
 def slides_of(page):
@@ -93,12 +112,23 @@ def go(page, slide, fragment=-1):
     page.evaluate(f"Reveal.slide({slide['h']}, {slide['v']}, {fragment})")
 
 
+def ids_with(page, selector):
+    """Ids of the slides holding `selector`, in deck order."""
+    return page.evaluate(f"Reveal.getSlides().filter(s => s.id && s.querySelector({selector!r})).map(s => s.id)")
+
+
+def content_ids(page):
+    return [s["id"] for s in slides_of(page) if s["id"] and not s["level1"]]
+
+
+@every_lecture
 def test_offline_and_quiet(deck):
     network = [u for u in deck.requests if not u.startswith(LOCAL_SCHEMES)]
     assert network == [], f"network requests: {network}"
     assert deck.console == [], f"console errors/warnings: {deck.console}"
 
 
+@every_lecture
 def test_deck_is_a_condensed_lecture(deck):
     """The slides are the instructor's condensed version: roughly 40-80 slides, dividers included."""
     total = deck.evaluate("Reveal.getTotalSlides()")
@@ -106,6 +136,7 @@ def test_deck_is_a_condensed_lecture(deck):
     assert 40 <= total <= 80, total
 
 
+@every_lecture
 def test_every_step_inside_the_frame(deck):
     """Policy: nothing outside 1280x720 at any step; a scrolling code/output box may hide content
     only when the author marked it `.scrollable`."""
@@ -137,9 +168,9 @@ def _lines(step):
     return out
 
 
-def declared_specs(rendered):
+def declared_specs(rendered, lecture):
     """Each stepper slide's `code-line-numbers`, as the renderer wrote it (before reveal.js runs)."""
-    html = (rendered / "09-nn-module" / "slides.html").read_text(encoding="utf-8")
+    html = lecture.product(rendered, "slides.html").read_text(encoding="utf-8")
     specs = {}
     for section in re.split(r"<section ", html):
         ident = re.match(r'id="([^"]+)"', section)
@@ -149,8 +180,9 @@ def declared_specs(rendered):
     return specs
 
 
-def test_steppers_step_with_their_explanations(deck, rendered):
-    specs = declared_specs(rendered)
+@pytest.mark.parametrize("lecture", STEPPERS, ids=str)
+def test_steppers_step_with_their_explanations(deck, rendered, lecture):
+    specs = declared_specs(rendered, lecture)
     slides = [s for s in slides_of(deck) if deck.evaluate(
         f"!!Reveal.getSlide({s['h']}, {s['v']}).querySelector('.stepper-slide')")]
     assert slides, "the lecture has steppers"
@@ -182,9 +214,12 @@ def test_steppers_step_with_their_explanations(deck, rendered):
     assert not problems, "\n".join(problems)
 
 
-def test_quiz_answers_by_click_and_keyboard(browser, rendered):
-    context, page = open_deck(browser, rendered)
-    show(page, "sec-s12-quiz-1")
+@pytest.mark.parametrize("lecture", QUIZZES, ids=str)
+def test_quiz_answers_by_click_and_keyboard(browser, rendered, lecture):
+    context, page = open_deck(browser, rendered, lecture)
+    quizzes = ids_with(page, ".quiz")
+    assert quizzes, "the lecture's quizzes reach the deck"
+    show(page, quizzes[0])
     quiz = page.locator(".slide.present .quiz")
     explain = quiz.locator(".quiz-explain")
     assert not explain.evaluate("e => e.classList.contains('visible')")
@@ -195,10 +230,14 @@ def test_quiz_answers_by_click_and_keyboard(browser, rendered):
     assert "wrong" in wrong.get_attribute("class")
     assert explain.evaluate("e => e.classList.contains('visible')"), "the reason appears with the feedback"
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "quiz.png"))
+    (ARTIFACTS / lecture.name).mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / lecture.name / "quiz.png"))
 
-    # Keyboard only: next quiz, Tab to the right option, Space answers; Enter works as well.
-    show(page, "sec-s12-quiz-2")
+    # Keyboard only: the next quiz (if any), Tab to the right option, Space answers; Enter works as well.
+    show(page, quizzes[1 % len(quizzes)])
+    page.reload()
+    page.wait_for_function("window.Reveal && Reveal.isReady()")
+    page.wait_for_function(f"Reveal.getCurrentSlide() && Reveal.getCurrentSlide().id === {quizzes[1 % len(quizzes)]!r}")
     before = page.evaluate("Reveal.getIndices()")
     right = page.locator(".slide.present .quiz-option[data-correct='true']")
     for _ in range(40):
@@ -217,9 +256,11 @@ def test_quiz_answers_by_click_and_keyboard(browser, rendered):
     context.close()
 
 
-def test_quiz_in_the_speaker_view(browser, rendered):
+@pytest.mark.parametrize("lecture", QUIZZES, ids=str)
+def test_quiz_in_the_speaker_view(browser, rendered, lecture):
     """`S` opens the speaker view; its current-slide preview is the deck itself and answers too."""
-    context, page = open_deck(browser, rendered, "#/sec-s12-quiz-3")
+    context, page = open_deck(browser, rendered, lecture)
+    show(page, ids_with(page, ".quiz")[-1])
     with context.expect_page() as popup:
         page.keyboard.press("s")
     speaker = popup.value
@@ -238,38 +279,54 @@ def test_quiz_in_the_speaker_view(browser, rendered):
     context.close()
 
 
-def test_quiz_prints_question_then_answer(rendered):
+@pytest.mark.parametrize("lecture", QUIZZES, ids=str)
+def test_quiz_prints_question_then_answer(rendered, lecture):
     """Without the browser script (print, PDF) the quiz is the question and options, and the
     answer with its reason is the next step."""
-    html = (rendered / "09-nn-module" / "slides.html").read_text(encoding="utf-8")
+    html = lecture.product(rendered, "slides.html").read_text(encoding="utf-8")
     quizzes = re.findall(r'<div class="quiz".*?</div></div>', html, re.S)
     assert quizzes
     for quiz in quizzes:
         assert 'class="quiz-explain fragment"' in quiz and "উত্তর:" in quiz
 
 
+BENGALI_SLIDE = """(sel => Reveal.getSlides().filter(s => s.id && !s.classList.contains('level1') && s.id !== 'title-slide')
+    .filter(s => sel.every(q => [...s.querySelectorAll(q)].some(e => /[\u0980-\u09ff]/.test(e.textContent))))
+    .map(s => s.id)[0] || null)"""
+
+
+@every_lecture
 def test_bengali_is_drawn_with_the_embedded_font(deck):
     """The font that really draws a Bengali heading is the embedded web font (no .notdef boxes),
     and the same text in a Latin-only font would fall back: its glyphs differ in width."""
-    show(deck, "sec-s1-register")
+    slide = deck.evaluate(BENGALI_SLIDE + "(['h2', 'li'])") or deck.evaluate(BENGALI_SLIDE + "(['h2', 'p'])")
+    assert slide, "a content slide with a Bengali heading and Bengali text"
+    show(deck, slide)
     cdp = deck.context.new_cdp_session(deck)
     cdp.send("DOM.enable")
     cdp.send("CSS.enable")
     root = cdp.send("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
-    for selector in (".slide.present h2", ".slide.present li"):
+    body = ".slide.present li" if deck.evaluate("!!document.querySelector('.slide.present li')") else ".slide.present p"
+    for selector in (".slide.present h2", body):
         node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": selector})["nodeId"]
         fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
         # A web font reports its own family name and isCustomFont; a system font would not be custom.
         used = [f for f in fonts if f["glyphCount"]]
         assert used and all(f["isCustomFont"] and f["familyName"] == "Noto Sans Bengali" for f in used), \
             f"{selector} drawn with {fonts}"
-    show(deck, "sec-s0-problem")
+    # Code with a Bengali comment when the lecture has one (else any code): the comment falls back to
+    # the Bengali web font, not to boxes.
+    code_slide = deck.evaluate(BENGALI_SLIDE + "(['pre code.cell-code'])")
+    bengali_code = code_slide is not None
+    code_slide = code_slide or (ids_with(deck, "pre code.cell-code") or [None])[0]
+    assert code_slide, "the deck shows code"
+    show(deck, code_slide)
     root = cdp.send("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
     code = cdp.send("DOM.querySelector", {"nodeId": root, "selector": ".slide.present pre code.cell-code"})["nodeId"]
     fonts = {f["familyName"]: f for f in cdp.send("CSS.getPlatformFontsForNode", {"nodeId": code})["fonts"]}
     assert fonts.get("Noto Sans Mono", {}).get("isCustomFont"), fonts
-    # The Bengali comment inside the code falls back to the Bengali web font, not to boxes.
-    assert fonts.get("Noto Sans Bengali", {}).get("isCustomFont"), fonts
+    if bengali_code:
+        assert fonts.get("Noto Sans Bengali", {}).get("isCustomFont"), fonts
     widths = deck.evaluate("""() => {
       const probe = (family) => { const s = document.createElement('span'); s.textContent = 'বাংলায় শেখা';
         s.style.font = '40px ' + family; s.style.position = 'absolute'; document.body.appendChild(s);
@@ -279,6 +336,7 @@ def test_bengali_is_drawn_with_the_embedded_font(deck):
     assert widths[0] > 0 and abs(widths[0] - widths[1]) > 1
 
 
+@every_lecture
 def test_speaker_notes_on_every_content_slide(deck):
     missing = deck.evaluate("""Reveal.getSlides()
         .filter(s => s.id !== 'title-slide' && !s.classList.contains('level1'))
@@ -287,13 +345,15 @@ def test_speaker_notes_on_every_content_slide(deck):
     assert missing == [], "content slides without speaker notes:\n" + "\n".join(missing)
 
 
-def test_slide_numbers_in_bengali_after_hash_navigation(browser, rendered):
-    context, page = open_deck(browser, rendered)
-    show(page, "sec-s3-example")
+@every_lecture
+def test_slide_numbers_in_bengali_after_hash_navigation(browser, rendered, lecture):
+    context, page = open_deck(browser, rendered, lecture)
+    content = content_ids(page)
+    show(page, content[2])
     page.wait_for_function(BENGALI_NUMBER)
     number = page.inner_text(".slide-number")
     assert re.search("[০-৯]", number) and not re.search("[0-9]", number), number
-    show(page, "sec-s7-keys")
+    show(page, content[len(content) // 2 + 2])
     page.wait_for_function(f"document.querySelector('.slide-number').innerText !== {number!r} && {BENGALI_NUMBER}")
     again = page.inner_text(".slide-number")
     assert again != number and not re.search("[0-9]", again), again
@@ -306,6 +366,7 @@ def test_slide_numbers_in_bengali_after_hash_navigation(browser, rendered):
     context.close()
 
 
+@every_lecture
 def test_overview_mode(deck):
     deck.evaluate("Reveal.slide(2, 0)")
     deck.locator("body").press("o")
@@ -316,22 +377,39 @@ def test_overview_mode(deck):
     assert not deck.evaluate("Reveal.isOverview()")
 
 
-def test_title_slide_and_screenshots(browser, rendered):
-    context, page = open_deck(browser, rendered)
+def episode_line(meta):
+    """The title slide's episode line from the front matter (defaults included), as the deck sets it."""
+    parts = [f"পর্ব {meta['episode']:02d}".translate(BN_DIGITS)]
+    if meta.get("episodes"):
+        parts.append(f"{meta['episodes']}-এর মধ্যে".translate(BN_DIGITS))
+    if meta.get("module"):
+        parts.append(f"মডিউল {meta['module']}".translate(BN_DIGITS))
+    return " · ".join(parts)
+
+
+@every_lecture
+def test_title_slide_and_screenshots(browser, rendered, lecture):
+    context, page = open_deck(browser, rendered, lecture)
     page.wait_for_timeout(300)
     title = page.inner_text("#title-slide")
-    for text in ("বাংলায় PyTorch", "পর্ব ০৯ · ৯১-এর মধ্যে · মডিউল ২", "nn.Module দিয়ে model বানানো", "Building Models with nn.Module"):
+    meta = lecture.meta
+    expected = [meta["course"], episode_line(meta), meta["title"]] + ([meta["title-en"][:30]] if meta.get("title-en") else [])
+    for text in expected:
         assert text in title, text
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "title.png"))
-    show(page, "sec-s3-example")
-    page.evaluate("Reveal.navigateFragment(2)")
-    page.wait_for_function("Reveal.getIndices().f === 2")
-    page.wait_for_timeout(400)  # let the highlight transition finish before the picture
-    page.screenshot(path=str(ARTIFACTS / "stepper.png"))
-    show(page, "sec-module")
+    shots = ARTIFACTS / lecture.name
+    shots.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(shots / "title.png"))
+    steppers = ids_with(page, ".stepper-slide")
+    if steppers:
+        show(page, steppers[0])
+        page.evaluate("Reveal.navigateFragment(1)")
+        page.wait_for_function("Reveal.getIndices().f === 1")
+        page.wait_for_timeout(400)  # let the highlight transition finish before the picture
+        page.screenshot(path=str(shots / "stepper.png"))
+    divider = next(s["id"] for s in slides_of(page) if s["level1"] and s["id"] != "title-slide")
+    show(page, divider)
     page.wait_for_timeout(300)  # the slide transition, for the picture
-    page.screenshot(path=str(ARTIFACTS / "divider.png"))
+    page.screenshot(path=str(shots / "divider.png"))
     context.close()
 
 

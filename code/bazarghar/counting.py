@@ -1,4 +1,4 @@
-"""Parameter গোনা: model থেকে, আর হাতে (Linear-এর স্তূপের হিসাবযন্ত্র)।
+"""Parameter গোনা: model থেকে, আর হাতে (Linear-এর stack-এর হিসাবযন্ত্র)।
 
 নিয়ম: nn.Linear(in, out)-এ weight (out, in) আর bias (out,), তাই out·in + out
 (bias=False হলে শুধু out·in)। ReLU, Dropout-এ parameter নেই।
@@ -25,7 +25,7 @@ __all__ = [
     "SEED_STACKS",
 ]
 
-#: পর্বের হিসাবযন্ত্রে চালানো পাঁচটি স্তূপ: (sizes, bias)
+#: পর্বের হিসাবযন্ত্রে চালানো পাঁচটি stack: (sizes, bias)
 SEED_STACKS = (
     ((3, 16, 8, 1), True),  # বাজারঘরের ডেলিভারি MLP
     ((784, 256, 128, 10), True),  # 28×28 ছবি → ১০টি শ্রেণি
@@ -62,7 +62,7 @@ def count_params(model: nn.Module, trainable_only: bool = False) -> int:
 
 
 def layer_breakdown(sizes, bias: bool = True) -> list[LayerCount]:
-    """``sizes = [in, h1, ..., out]``; প্রতিটি পাশাপাশি জোড়া একটি nn.Linear।"""
+    """``sizes``: input থেকে output পর্যন্ত স্তরের চওড়া; পরপর দুটি চওড়া মিলে একটি nn.Linear।"""
     sizes = [int(s) for s in sizes]
     if len(sizes) < 2:
         raise ValueError("অন্তত দুটি আকার চাই: [in, out]")
@@ -75,7 +75,7 @@ def layer_breakdown(sizes, bias: bool = True) -> list[LayerCount]:
 
 
 def mlp_param_count(sizes, bias: bool = True) -> int:
-    """Linear-এর স্তূপের মোট parameter: [3, 16, 8, 1] → 209।"""
+    """Linear stack-এর মোট parameter: [3, 16, 8, 1] → 209।"""
     return sum(layer.total for layer in layer_breakdown(sizes, bias))
 
 
@@ -96,12 +96,12 @@ def stack_report(sizes, bias: bool = True, bytes_per: int = 4) -> str:
 
 
 def bottleneck_ratio(wide=(1024, 1024), thin=(1024, 64, 1024)) -> float:
-    """চওড়া স্তূপের parameter ÷ সরু মাঝখানের স্তূপের parameter (১০২৪-এ ≈ ৭.৯)।"""
+    """চওড়া stack-এর parameter ÷ সরু মাঝখানের stack-এর parameter (১০২৪-এ ≈ ৭.৯)।"""
     return mlp_param_count(wide) / mlp_param_count(thin)
 
 
 def sequential_mlp(sizes, bias: bool = True) -> nn.Sequential:
-    """হিসাবযন্ত্রের স্তূপটি সত্যিকারের nn.Sequential হিসেবে (Linear-এর মাঝে ReLU),
+    """হিসাবযন্ত্রের stack-টি সত্যিকারের nn.Sequential হিসেবে (Linear-এর মাঝে ReLU),
     যাতে হাতের গোনা :func:`count_params`-এর সঙ্গে মেলানো যায়।"""
     layers: list[nn.Module] = []
     for i, layer in enumerate(layer_breakdown(sizes, bias)):

@@ -65,4 +65,6 @@ def build_model(seed: int = DATA_SEED, n: int = 400, p_drop: float = 0.1) -> Del
     """
     X, _ = make_orders(n=n, seed=seed)
     torch.manual_seed(seed)
-    return DeliveryMLP(X.mean(0), X.std(0), p_drop=p_drop)
+    # গড় আর std float64-এ: float32-এর যোগফল CPU-র vector-প্রস্থের ওপর নির্ভর করে
+    X = X.double()
+    return DeliveryMLP(X.mean(0).float(), X.std(0).float(), p_drop=p_drop)

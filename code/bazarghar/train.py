@@ -37,8 +37,22 @@ def mse(model, X, y, train_mode: bool = False) -> float:
 
 
 def train_model(model, X, y, epochs: int = 800, lr: float = 0.02, seed: int = 0) -> TrainHistory:
-    """Full-batch Adam। ``seed`` শুধু Dropout-এর mask-এর জন্য। শেষে model eval mode-এ।"""
+    """Full-batch Adam। ``seed`` শুধু Dropout-এর mask-এর জন্য। শেষে model eval mode-এ।
+
+    হিসাব চলে float64-এ, শেষে model আবার float32 হয়। কেন: float32-এ যোগের ক্রম (CPU-র
+    vector-প্রস্থ, BLAS-এর kernel) বদলালে শেষ bit বদলায়, আর ৮০০ ধাপে সেই তফাত weight-এর
+    দৃশ্যমান অঙ্কে পৌঁছায়। float64-এর তফাত float32-এ round করার সময় মুছে যায়, তাই যেকোনো
+    x86-64 CPU-তে একই float32 weight। একই কারণে শুরুর weight চার দশমিকে গোল করা হয়:
+    PyTorch-এর init (``uniform_``) AVX2/AVX-512-এ FMA দিয়ে হিসাব করে, পুরোনো CPU-তে FMA
+    ছাড়া, তাই CPU ভেদে শুরুর কয়েকটি weight শেষ bit-এ আলাদা।
+    """
     torch.manual_seed(seed)
+    dtype = next(model.parameters()).dtype
+    with torch.no_grad():
+        for p in model.parameters():
+            p.copy_(p.double().round(decimals=4))
+    model.double()
+    X, y = X.double(), y.double()
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     history = TrainHistory(epochs=epochs, lr=lr)
     model.train()
@@ -48,8 +62,10 @@ def train_model(model, X, y, epochs: int = 800, lr: float = 0.02, seed: int = 0)
         loss.backward()
         opt.step()
         history.losses.append(loss.item())
-    model.eval()
-    history.final_train_mse = mse(model, X, y)
+    model.to(dtype).eval()
+    # শেষের মাপও float64-এ, কিন্তু ফেরত-পাওয়া (float32) weight দিয়েই
+    history.final_train_mse = mse(model.double(), X, y)
+    model.to(dtype)
     return history
 
 

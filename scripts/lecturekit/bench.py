@@ -1,12 +1,13 @@
 """`scripts/bench`: where a render's time goes, and how a course's build cost grows with its size.
 
-  scripts/bench                     lecture 09 (cold, warm, no-change, checks, stages) + courses of 10 and 30
+  scripts/bench                     every lecture (cold, warm, no-change, checks, stages) + courses of 10 and 30
+  scripts/bench --lecture 09-nn-module   only that lecture (repeatable)
   scripts/bench --scale 10 30 91    the course sizes to build (91: the whole course; ~2-3 minutes on 2 cores)
-  scripts/bench --skip-lecture      only the course table;  --skip-scale: only lecture 09
+  scripts/bench --skip-lecture      only the course table;  --skip-scale: only the lectures
   scripts/bench --skip-quarto       no `quarto render` timings (they run when $QUARTO or a quarto on PATH exists)
 
 Everything runs in throwaway copies of the project (the working tree's lectures, code, theme and
-expectations), so the benchmark neither reads nor disturbs `_build/` and `_output/`. It measures and
+expectations, built by `scaffold.ProjectBuilder` as the tests build theirs), so the benchmark neither reads nor disturbs `_build/` and `_output/`. It measures and
 prints; it asserts nothing. The floor of a render is what the lecture's own code costs: the kernel's
 start plus every cell's execution time. The rest is the renderer's overhead.
 """
@@ -23,8 +24,9 @@ import threading
 import time
 from pathlib import Path
 
+from .scaffold import ProjectBuilder
+
 ROOT = Path(__file__).resolve().parents[2]
-LECTURE = "09-nn-module"
 
 try:
     import psutil
@@ -36,11 +38,12 @@ def parse_args(argv):
     parser = argparse.ArgumentParser(prog="scripts/bench", description=__doc__.split("\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog="\n".join(__doc__.split("\n")[2:]))
-    parser.add_argument("--lecture", default=LECTURE, help=f"the real lecture to measure (default {LECTURE})")
+    parser.add_argument("--lecture", action="append", metavar="NAME",
+                        help="a lecture to measure (repeatable; default: every lecture under lectures/)")
     parser.add_argument("--scale", type=int, nargs="+", default=[10, 30], metavar="N",
                         help="synthetic course sizes (default: 10 30)")
     parser.add_argument("--jobs", type=int, default=None, help="render --jobs (default: the core count)")
-    parser.add_argument("--skip-lecture", action="store_true", help="no lecture-09 measurements")
+    parser.add_argument("--skip-lecture", action="store_true", help="no single-lecture measurements")
     parser.add_argument("--skip-scale", action="store_true", help="no synthetic-course measurements")
     parser.add_argument("--skip-quarto", action="store_true", help="no `quarto render` measurements")
     parser.add_argument("--json", metavar="FILE", help="also write every number as JSON")
@@ -111,29 +114,12 @@ def mb(n):
 
 # ---- throwaway projects --------------------------------------------------------------------------
 
-def _ignore(_dir, names):
-    return [n for n in names if n in ("__pycache__", ".pytest_cache") or n.endswith(".pyc")]
-
-
-def base_project(folder):
-    """The rendering parts of the project: settings, theme and filters, npm packages (linked)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    shutil.copy(ROOT / "_quarto.yml", folder / "_quarto.yml")
-    shutil.copytree(ROOT / "_extensions", folder / "_extensions", ignore=_ignore)
-    if (ROOT / "package-lock.json").exists():
-        shutil.copy(ROOT / "package-lock.json", folder / "package-lock.json")
-    (folder / "node_modules").symlink_to(ROOT / "node_modules")
-    (folder / "lectures").mkdir()
-    return folder
-
-
 def lecture_project(folder, lecture):
-    base_project(folder)
-    shutil.copytree(ROOT / "code", folder / "code", ignore=_ignore)
-    shutil.copytree(ROOT / "lectures" / lecture, folder / "lectures" / lecture, ignore=_ignore)
-    if (ROOT / "tests" / "expected").exists():
-        shutil.copytree(ROOT / "tests" / "expected", folder / "tests" / "expected")
-    return folder
+    """A copy of the course code and one real lecture with its expectations."""
+    project = ProjectBuilder(folder, ROOT)
+    project.copy_code()
+    project.copy_lecture(lecture)
+    return project.root
 
 
 SYNTHETIC = textwrap.dedent("""\
@@ -174,27 +160,22 @@ SYNTHETIC = textwrap.dedent("""\
 
 
 def synthetic_course(folder, count):
-    """`count` copies of a small lecture (three cells, no torch), a tiny course package and script."""
-    base_project(folder)
-    package = folder / "code" / "minipkg"
-    package.mkdir(parents=True)
-    (package / "__init__.py").write_text("ANSWER = 42\n\n\ndef square(x):\n    return x * x\n")
-    (folder / "code" / "scripts").mkdir()
-    (folder / "code" / "scripts" / "01_squares.py").write_text(
-        "from minipkg import square\n\nprint([square(i) for i in range(5)])\n")
+    """`count` copies of a small lecture (three cells, no torch), each with its own script, and a tiny
+    course package."""
+    project = ProjectBuilder(folder, ROOT)
+    project.add_package("minipkg", {"__init__.py": "ANSWER = 42\n\n\ndef square(x):\n    return x * x\n"})
     for n in range(1, count + 1):
-        write_synthetic(folder, n)
-    return folder
+        write_synthetic(project, n)
+    return project
 
 
-def write_synthetic(folder, n, width=8):
-    lecture = folder / "lectures" / f"{n:02d}-synthetic"
-    lecture.mkdir(parents=True, exist_ok=True)
-    (lecture / "index.qmd").write_text(SYNTHETIC.format(n=n, module=(n - 1) // 10 + 1, width=width),
-                                       encoding="utf-8")
+def write_synthetic(project, n, width=8):
+    name = f"{n:02d}-synthetic"
+    project.add_lecture(name, SYNTHETIC.format(n=n, module=(n - 1) // 10 + 1, width=width))
+    project.add_scripts(name, {"01_squares.py": "from minipkg import square\n\nprint([square(i) for i in range(5)])\n"})
 
 
-# ---- lecture 09 ----------------------------------------------------------------------------------
+# ---- one real lecture ----------------------------------------------------------------------------------
 
 def time_python(code, cwd, repeat=3):
     """Best of a few runs of `python -c code`: start-up costs."""
@@ -229,9 +210,8 @@ def embedding_seconds(project, lecture):
     return times["embedded"] - times["linked"], times
 
 
-def bench_lecture(args, tmp, numbers):
-    lecture = args.lecture
-    project = lecture_project(tmp / "lecture", lecture)
+def bench_lecture(args, tmp, numbers, lecture):
+    project = lecture_project(tmp / lecture, lecture)
     jobs = ["--jobs", str(args.jobs)] if args.jobs else []
     print(f"== lecture {lecture} (a copy in {project}) ==", flush=True)
     cold = render(project, lecture, "--fresh", "--timings", str(tmp / "cold.json"), *jobs)
@@ -294,7 +274,7 @@ def bench_lecture(args, tmp, numbers):
     items = [f"{label[:22]:<22} {sec:5.2f}" for label, sec in cells.items()]
     for i in range(0, len(items), 3):
         print("    " + "   ".join(items[i:i + 3]))
-    numbers["lecture"] = {
+    numbers.setdefault("lectures", {})[lecture] = {
         "cold": cold.seconds, "warm": warm.seconds, "no_change": unchanged.seconds,
         "check_cached": check_cached.seconds, "check_fresh": check_fresh.seconds, "floor": floor,
         "overhead": overhead, "ratio": cold.seconds / floor, "kernel_start": kernel, "cells": cells,
@@ -355,24 +335,23 @@ def time_quarto(quarto, project, *args):
     return seconds
 
 
-def bench_quarto(args, tmp, numbers):
+def bench_quarto(args, tmp, numbers, lecture):
     quarto = find_quarto()
     if quarto is None:
         print("== quarto render: skipped (no Quarto: set $QUARTO or put quarto on PATH) ==\n", flush=True)
         return
-    lecture = args.lecture
     print(f"== quarto render of {lecture} ({quarto}) ==", flush=True)
-    ours = numbers.get("lecture")
+    ours = numbers.get("lectures", {}).get(lecture)
     if ours is None:  # --skip-lecture: scripts/render's own cold and warm runs, for the ratios
-        project = lecture_project(tmp / "ours", lecture)
+        project = lecture_project(tmp / f"ours-{lecture}", lecture)
         ours = {"cold": render(project, lecture, "--fresh").seconds,
                 "warm": render(project, lecture, "--force").seconds}
-    project = quarto_project(tmp / "quarto", lecture)
+    project = quarto_project(tmp / f"quarto-{lecture}", lecture)
     # 1. From our executed notebooks: pre-render executes (cold), then again with the cache valid.
     cold = time_quarto(quarto, project)
     warm = time_quarto(quarto, project)
     # 2. Quarto executing the source itself (once per format, in its own kernel).
-    source = quarto_project(tmp / "quarto-source", lecture)
+    source = quarto_project(tmp / f"quarto-source-{lecture}", lecture)
     executing = time_quarto(quarto, source, f"lectures/{lecture}/index.qmd")
     rows = [
         ("quarto render, pre-render executes (cold)", cold, ours["cold"], "scripts/render --fresh"),
@@ -382,9 +361,9 @@ def bench_quarto(args, tmp, numbers):
     ]
     for label, seconds, base, base_label in rows:
         print(f"{label:<62} {seconds:6.2f} s   = {seconds / base:4.1f} x {base_label} ({base:.2f} s)")
-    numbers["quarto"] = {"cold": cold, "warm": warm, "source": executing,
-                         "ratio_cold": cold / ours["cold"], "ratio_warm": warm / ours["warm"],
-                         "ratio_source": executing / ours["cold"]}
+    numbers.setdefault("quarto", {})[lecture] = {
+        "cold": cold, "warm": warm, "source": executing, "ratio_cold": cold / ours["cold"],
+        "ratio_warm": warm / ours["warm"], "ratio_source": executing / ours["cold"]}
     print(flush=True)
 
 
@@ -398,10 +377,11 @@ def bench_scale(args, tmp, numbers):
     print(header)
     rows = []
     for count in args.scale:
-        project = synthetic_course(tmp / f"course-{count}", count)
+        builder = synthetic_course(tmp / f"course-{count}", count)
+        project = builder.root
         cold = render(project, "--jobs", str(jobs))
         same = render(project, "--jobs", str(jobs))
-        write_synthetic(project, 1, width=9)  # one lecture's code changed: it executes again
+        write_synthetic(builder, 1, width=9)  # one lecture's code changed: it executes again
         one = render(project, "--jobs", str(jobs))
         index = project / "lectures" / "02-synthetic" / "index.qmd"
         index.write_text(index.read_text(encoding="utf-8").replace("ছোট একটি", "একটি ছোট"), encoding="utf-8")
@@ -436,11 +416,14 @@ def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
     numbers = {"cores": os.cpu_count()}
     tmp = Path(tempfile.mkdtemp(prefix="lecturekit-bench-"))
+    lectures = args.lecture or [p.parent.name for p in sorted((ROOT / "lectures").glob("*/index.qmd"))]
     try:
         if not args.skip_lecture:
-            bench_lecture(args, tmp, numbers)
+            for lecture in lectures:
+                bench_lecture(args, tmp, numbers, lecture)
         if not args.skip_quarto:
-            bench_quarto(args, tmp, numbers)
+            for lecture in lectures:
+                bench_quarto(args, tmp, numbers, lecture)
         if not args.skip_scale:
             bench_scale(args, tmp, numbers)
     finally:

@@ -1,10 +1,13 @@
 """The execute stage: a lecture's sources -> its executed notebook, from the cache when it is valid."""
+import os
 import time
 from dataclasses import dataclass, field
 
 from . import cache, qmd
-from .execute import DEFAULT_TIMEOUT, LectureExecutor
+from .execute import DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT, LectureExecutor
+from .figures import write_figures
 from .notebook import executed_notebook, write_notebook
+from .writers import check_format_options
 
 
 @dataclass
@@ -17,6 +20,42 @@ class Execution:
     timings: dict = field(default_factory=dict)
 
 
+def relative_paths(results, root):
+    """Tracebacks name files by their path inside the project, not where the project lies today:
+    the executed notebook (and so the products) of a copied project stay the same bytes."""
+    prefix = str(root.resolve()) + os.sep
+
+    def strip(value):
+        if isinstance(value, str):
+            return value.replace(prefix, "")
+        if isinstance(value, list):
+            return [strip(v) for v in value]
+        return value
+    for cell in results["cells"]:
+        for output in cell["outputs"]:
+            if output.get("output_type") == "error":
+                output["evalue"], output["traceback"] = strip(output["evalue"]), strip(output["traceback"])
+    for claims in results["claims"]:
+        for claim in claims:
+            claim["file"], claim["error"] = os.path.relpath(claim["file"], root), strip(claim["error"])
+    return results
+
+
+def _execute(project, lecture, key, versions, store, python, progress):
+    executor = LectureExecutor(lecture, code_dir=project.code_dir,
+                               workdir=project.build_dir / lecture.name / "run",
+                               timeout=project.setting("timeout", DEFAULT_TIMEOUT), python=python,
+                               progress=progress,
+                               max_output=project.setting("max-output", DEFAULT_MAX_OUTPUT))
+    results = relative_paths(executor.run(), project.root)
+    # The record names what the outputs came from: versions, and what the kernel itself found
+    # (CPU capability, BLAS, threads, the output-changing environment).
+    results["versions"] = {**versions, **results.pop("fingerprint", {})}
+    results["executed_at"] = int(time.time())
+    store.store(lecture.name, key, results)
+    return results
+
+
 def execute_lecture(project, lecture_dir, *, fresh=False, progress=None, python=None, write=True,
                     versions=None, cached_only=False):
     """Read, then execute (or reuse the cached execution), then write the executed notebook.
@@ -24,7 +63,9 @@ def execute_lecture(project, lecture_dir, *, fresh=False, progress=None, python=
     `versions`: the environment's versions when the caller already has them (one probe for a course);
     `cached_only`: return None instead of starting a kernel when the cache has no valid entry."""
     started = time.perf_counter()
-    lecture = qmd.read_lecture(lecture_dir / "index.qmd")
+    lecture = qmd.read_lecture(lecture_dir / "index.qmd", project.root)
+    # A format option nobody can write fails now, not after the kernel has run.
+    check_format_options(project, lecture)
     versions = versions or cache.environment_versions(python)
     key = cache.execution_key(lecture, project.code_dir, versions)
     store = cache.ExecutionCache(project.build_dir / "cache")
@@ -33,16 +74,15 @@ def execute_lecture(project, lecture_dir, *, fresh=False, progress=None, python=
     if results is None and cached_only:
         return None
     if results is None:
-        executor = LectureExecutor(lecture, code_dir=project.code_dir,
-                                   workdir=project.build_dir / lecture.name / "run",
-                                   timeout=project.setting("timeout", DEFAULT_TIMEOUT), python=python,
-                                   progress=progress)
-        results = executor.run()
-        results["versions"] = versions
-        results["executed_at"] = int(time.time())
-        store.store(lecture.name, key, results)
+        # A check and a render of one lecture at once: one executes, the other then reads its entry.
+        with project.lecture_lock(lecture.name):
+            results = None if fresh else store.load(lecture.name, key)
+            from_cache = results is not None
+            if results is None:
+                results = _execute(project, lecture, key, versions, store, python, progress)
     results["key"] = key
     nb = executed_notebook(lecture, results, project.root)
     if write:
         write_notebook(nb, project.notebook_path(lecture.name))
+        write_figures(nb, project.root, lecture.name)
     return Execution(lecture, nb, from_cache, time.perf_counter() - started, results.get("timings", {}))

@@ -1,9 +1,12 @@
 """The execution cache: results of one lecture's execution, keyed by everything that could change them.
 
-Quarto's `freeze` looks only at the source; we also key on the course code and the library versions,
-so a PyTorch upgrade can never show stale outputs. Prose is not in the key: fixing a typo in a
+Quarto's `freeze` looks only at the source; we also key on the course code, the library versions
+(with the build variant: 2.13.0+cpu is not 2.13.0+cu128), the CPU's instruction set and every
+environment variable that can change an output (kernelenv.output_env), so a PyTorch upgrade can never
+show stale outputs and a run under `ATEN_CPU_CAPABILITY=default` never answers for a plain one. Prose is not in the key: fixing a typo in a
 sentence re-renders without starting a kernel.
 """
+import functools
 import hashlib
 import json
 import os
@@ -11,9 +14,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from . import qmd
+from . import kernelenv, qmd
 
-CACHE_FORMAT = 2  # bump when the layout of a cache entry changes
+CACHE_FORMAT = 3  # bump when the layout of a cache entry changes
 
 # Runs here or in another environment's interpreter, so it must need nothing but the stdlib.
 _VERSIONS_PROBE = """
@@ -25,20 +28,44 @@ def versions():
         except m.PackageNotFoundError:
             return None
     return {"python": platform.python_version(), "torch": v("torch"), "numpy": v("numpy"),
-            "ipykernel": v("ipykernel")}
+            "ipykernel": v("ipykernel"), "matplotlib": v("matplotlib")}
 """
 
 
 def environment_versions(python=None):
     """Versions of the interpreter that will run the kernel, read without importing torch."""
-    if python is None or Path(python).resolve() == Path(sys.executable).resolve():
-        # The kernel runs this very environment: read the versions here, no second interpreter.
+    # A venv's bin/python is a symlink to the base interpreter: resolving it would take another venv
+    # for this one. Only this very path (or none) is read in-process.
+    if python is None or os.path.abspath(python) == os.path.abspath(sys.executable):
         scope = {}
         exec(_VERSIONS_PROBE, scope)
         return scope["versions"]()
     probe = _VERSIONS_PROBE + "\nimport json\nprint(json.dumps(versions()))"
     out = subprocess.run([python, "-c", probe], capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
+
+
+_ISA_FLAGS = ("sse4_2", "avx", "avx2", "fma", "avx512f", "avx512bw", "avx512_vnni", "avx512_bf16", "amx_tile")
+
+
+@functools.cache
+def machine():
+    """The CPU as far as it can change an output: vendor/model and the vector instructions present
+    (they choose ATen's and the BLAS libraries' kernels)."""
+    found = {"cpu": None, "isa": []}
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                name, _, value = line.partition(":")
+                if name.strip() == "model name" and found["cpu"] is None:
+                    found["cpu"] = value.strip()
+                elif name.strip() == "flags":
+                    flags = set(value.split())
+                    found["isa"] = [f for f in _ISA_FLAGS if f in flags]
+                    break
+    except OSError:
+        pass
+    return found
 
 
 def file_digests(folder, skip_suffixes=()):
@@ -54,15 +81,17 @@ def file_digests(folder, skip_suffixes=()):
     return digests
 
 
-def execution_key(lecture, code_dir, versions):
-    """Hash of what the kernel sees: the code, its inputs, course code and library versions."""
+def execution_key(lecture, code_dir, versions, env=None):
+    """Hash of what the kernel sees: the code, its inputs, course code, library versions, the CPU and
+    the output-changing environment (`env`: default this process's, as the kernel will inherit it)."""
     h = hashlib.sha256()
 
     def feed(obj):
         h.update(json.dumps(obj, sort_keys=True, ensure_ascii=False).encode())
         h.update(b"\0")
 
-    feed({"format": CACHE_FORMAT, "versions": versions})
+    feed({"format": CACHE_FORMAT, "versions": versions, "machine": machine(),
+          "env": kernelenv.output_env(env)})
     for block in lecture.blocks:
         if isinstance(block, qmd.Cell):
             feed(["cell", block.code, block.options])
@@ -78,7 +107,7 @@ def execution_key(lecture, code_dir, versions):
 class ExecutionCache:
     """One JSON file per lecture and key; writes are atomic so a crash never leaves half an entry."""
 
-    KEEP = 4
+    KEEP = 8
 
     def __init__(self, folder):
         self.folder = Path(folder)
@@ -102,7 +131,8 @@ class ExecutionCache:
         tmp = path.with_suffix(".tmp")
         tmp.write_text(json.dumps({"key": key, **results}, ensure_ascii=False), encoding="utf-8")
         os.replace(tmp, path)
-        # Keep a few recent entries (e.g. two environments compared in turn), drop the rest.
+        # Keep a few recent entries (two environments compared in turn, the CPU-capability runs of the
+        # tests), drop the rest.
         entries = sorted(path.parent.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
         for old in entries[self.KEEP:]:
             old.unlink(missing_ok=True)

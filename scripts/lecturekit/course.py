@@ -16,6 +16,7 @@ import importlib.metadata
 import json
 import multiprocessing
 import os
+import signal
 import sys
 import time
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from pathlib import Path
 from . import cache
 from .build import execute_lecture
 from .errors import LectureError
+from .figures import lecture_figures_dir, write_figures
 from .notebook import notebook_bytes, write_notebook
 from .project import Project
 from .writers import FORMATS, LectureWriter, handout_fonts, woff2_katex
@@ -66,6 +68,10 @@ def product_inputs(theme, nb_bytes, lecture_root, fmt_name):
     h.update(f"{theme}\0{fmt_name}\0".encode())
     h.update(hashlib.sha256(nb_bytes).digest())
     _digest_files(h, lecture_root)
+    # A hand-drawn figure lives in figures/<lecture>/, outside the lecture folder.
+    figures = lecture_figures_dir(Path(lecture_root).parent.parent, Path(lecture_root).name)
+    if figures.is_dir():
+        _digest_files(h, figures)
     return h.hexdigest()
 
 
@@ -124,6 +130,7 @@ def write_products(project, execution, formats, theme, result, *, force=False):
     name = execution.lecture.name
     data = notebook_bytes(execution.notebook)
     write_notebook(execution.notebook, project.notebook_path(name), data)
+    write_figures(execution.notebook, project.root, name)
     manifest = Manifest(project, name)
     inputs = {fmt.name: product_inputs(theme, data, execution.lecture.root, fmt.name) for fmt in formats}
     todo = [fmt for fmt in formats if force or not manifest.fresh(fmt, inputs[fmt.name])]
@@ -132,12 +139,8 @@ def write_products(project, execution, formats, theme, result, *, force=False):
         return result
     started = time.perf_counter()
     writer = LectureWriter(project, execution)
-    if len(todo) == 1:
-        products = [writer.write(todo[0])]
-    else:
-        # pandoc runs as its own process and Typst outside the GIL: the formats overlap.
-        with cf.ThreadPoolExecutor(len(todo)) as pool:
-            products = list(pool.map(writer.write, todo))
+    # Both formats at once (pandoc and Typst are child processes), swapped in together.
+    products = writer.write_all(todo)
     for fmt in todo:
         manifest.record(fmt, inputs[fmt.name])
     manifest.save()
@@ -156,21 +159,43 @@ def build_lecture(root, lecture_dir, format_names, *, versions=None, fresh=False
     project = Project(Path(root))
     result = LectureResult(Path(lecture_dir).name)
     try:
-        execution = execute_lecture(project, Path(lecture_dir), fresh=fresh, progress=progress,
-                                    versions=versions, write=False)
-        result.name = execution.lecture.name
-        result.executed = not execution.from_cache
-        result.execute_seconds = execution.seconds
-        result.execution_timings = execution.timings if result.executed else {}
-        if execute_only:
-            write_notebook(execution.notebook, project.notebook_path(result.name))
-        else:
-            write_products(project, execution, [FORMATS[n] for n in format_names],
-                           theme or theme_digest(project), result, force=force)
+        # One render at a time per lecture (a second one waits, then finds the execution cached).
+        with project.lecture_lock(result.name, progress=progress_to_stderr):
+            execution = execute_lecture(project, Path(lecture_dir), fresh=fresh, progress=progress,
+                                        versions=versions, write=False)
+            result.name = execution.lecture.name
+            result.executed = not execution.from_cache
+            result.execute_seconds = execution.seconds
+            result.execution_timings = execution.timings if result.executed else {}
+            if execute_only:
+                write_notebook(execution.notebook, project.notebook_path(result.name))
+                write_figures(execution.notebook, project.root, result.name)
+            else:
+                write_products(project, execution, [FORMATS[n] for n in format_names],
+                               theme or theme_digest(project), result, force=force)
     except LectureError as err:
         result.error = str(err)
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _worker_build(*args, **kwargs):
+    """build_lecture in a worker process. Ctrl-C stops the kernel and children (build_lecture's
+    own cleanup), then the worker leaves at once instead of taking the next lecture."""
+    try:
+        return build_lecture(*args, **kwargs)
+    except KeyboardInterrupt:
+        os._exit(130)
+
+
+def _interrupt_workers(pool):
+    """Ctrl-C reached this process: pass it on (the terminal may not have) and start nothing new.
+    concurrent.futures offers no public way to signal its workers, hence its private fields."""
+    for future in list(pool._pending_work_items.values()):
+        future.future.cancel()
+    for process in list((pool._processes or {}).values()):
+        if process.is_alive():
+            os.kill(process.pid, signal.SIGINT)
 
 
 @dataclass
@@ -259,10 +284,14 @@ def build_course(project, lecture_dirs, format_names=None, *, jobs=None, fresh=F
         # fork: the workers start with every module already imported. No thread runs here yet.
         context = multiprocessing.get_context("fork")
         with cf.ProcessPoolExecutor(min(jobs, len(todo)), mp_context=context) as pool:
-            futures = [pool.submit(build_lecture, project.root, p.lecture_dir, format_names,
+            futures = [pool.submit(_worker_build, project.root, p.lecture_dir, format_names,
                                    progress=progress, **kwargs) for p in todo]
-            for future in cf.as_completed(futures):
-                done(future.result())
+            try:
+                for future in cf.as_completed(futures):
+                    done(future.result())
+            except KeyboardInterrupt:
+                _interrupt_workers(pool)
+                raise
     return plans, [results[p.name] for p in plans]
 
 

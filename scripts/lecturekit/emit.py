@@ -4,11 +4,11 @@ Quarto turns a Jupyter cell into `::: {.cell}` holding a `.cell-code` block and 
 divs. We emit the same structure, so the shared Lua filters see one shape under both renderers.
 Outputs are shown as text (never as HTML), so whatever a cell prints cannot run in the slides.
 """
-import base64
 import os
 import re
-import threading
 from pathlib import Path
+
+from .figures import cell_figures, figure_bytes, write_if_changed
 
 
 # Preferred figure data per format: SVG keeps slides sharp; Typst mangles Bengali inside SVG, so
@@ -43,21 +43,24 @@ def _text_output(kind, text):
 
 
 class MarkdownEmitter:
-    """Emit one format's markdown; figure files land in `media_dir`."""
+    """Emit one format's markdown; figure files land in `figures_dir` (figures/<lecture>/), linked
+    relative to `markdown_dir`, where the markdown is written (pandoc and Typst resolve from there)."""
 
-    def __init__(self, fmt, media_dir, echo_default=True):
+    def __init__(self, fmt, figures_dir, echo_default=True, markdown_dir=None):
         self.fmt = fmt
-        self.media_dir = Path(media_dir)
+        self.figures_dir = Path(figures_dir)
+        self.markdown_dir = Path(markdown_dir) if markdown_dir else self.figures_dir.parent
         self.echo_default = echo_default
 
     def emit(self, nb):
         parts = []
-        for cell in nb.cells:
+        for cell, figures in zip(nb.cells, cell_figures(nb)):
             if cell.cell_type == "raw":
                 parts.append(cell.source + "\n")
             elif cell.cell_type == "markdown":
                 parts.append(cell.source)
             else:
+                self._names = {f.output_index: f for f in figures}
                 parts.append(self._code_cell(cell))
         return "\n\n".join(p.rstrip("\n") for p in parts if p.strip()) + "\n"
 
@@ -81,7 +84,7 @@ class MarkdownEmitter:
 
     def _outputs(self, outputs, options, label):
         rendered, stream = [], None
-        for output in outputs:
+        for index, output in enumerate(outputs):
             kind = output.get("output_type")
             if kind == "stream":
                 # Consecutive writes to one stream read as one block, as in a terminal.
@@ -95,32 +98,28 @@ class MarkdownEmitter:
             if kind == "error":
                 rendered.append(_text_output("error", f"{output['ename']}: {output['evalue']}"))
             elif kind in ("execute_result", "display_data"):
-                rendered.append(self._display(output.get("data", {}), options, label,
-                                              figure_index=len(rendered)))
+                rendered.append(self._display(output.get("data", {}), options, self._names.get(index)))
         return [_text_output(item[0], "".join(item[1])) if isinstance(item, tuple) else item
                 for item in rendered if item]
 
-    def _display(self, data, options, label, figure_index):
+    def _display(self, data, options, figure):
         for mime in FIGURE_MIMES[self.fmt]:
-            if mime in data:
-                return self._figure(mime, data[mime], data.get("text/plain", ""), options, label, figure_index)
+            if mime in data and figure:
+                return self._figure(mime, data[mime], data.get("text/plain", ""), options, figure)
         if "text/plain" in data:
             return _text_output("display", data["text/plain"])
         return ""
 
-    def _figure(self, mime, payload, alt, options, label, index):
-        suffix = MIME_SUFFIX[mime]
-        name = f"{label or 'figure'}-{index}{suffix}"
-        path = self.media_dir / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        data = ((payload if isinstance(payload, str) else "".join(payload)).encode("utf-8")
-                if mime == "image/svg+xml" else base64.b64decode(payload))
-        # Atomic: the other format's writer may be reading this figure at the same moment.
-        tmp = path.with_name(f".{name}.{os.getpid()}.{threading.get_ident()}.tmp")
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-        caption = options.get("fig-cap", "")
-        alt = options.get("fig-alt") or alt or caption
-        ident = f"#{label} " if label and label.startswith("fig-") else ""
-        return (f"![{caption}](media/{name}){{{ident}fig-alt=\"{_attr_value(alt)}\"}}\n")
-
+    def _figure(self, mime, payload, alt, options, figure):
+        path = self.figures_dir / f"{figure.name}{MIME_SUFFIX[mime]}"
+        write_if_changed(path, figure_bytes(mime, payload))
+        link = Path(os.path.relpath(path, self.markdown_dir)).as_posix()
+        label = options.get("label") or ""
+        first = figure.position == 1
+        # The cell's caption and id go with its first figure (ids are unique; @fig- points there);
+        # further figures of the cell are images with the same alt text.
+        caption = options.get("fig-cap", "") if first else ""
+        # matplotlib's text/plain (`<Figure size …>`) describes nothing; modtree's is a description.
+        alt = options.get("fig-alt") or ("" if alt.startswith("<Figure") else alt) or options.get("fig-cap", "")
+        ident = f"#{label} " if label.startswith("fig-") and first else ""
+        return (f"![{caption}]({link}){{{ident}fig-alt=\"{_attr_value(alt)}\"}}\n")

@@ -4,9 +4,11 @@
 the way nbclient's NotebookClient does for a notebook. It returns plain results (outputs per cell,
 values per inline expression, truth per claim) that the cache stores and notebook.py applies.
 """
+import asyncio
 import json
-import os
+import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -16,22 +18,76 @@ from jupyter_core.utils import run_sync
 from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
-from . import qmd
+from . import kernelenv, qmd
 from .emit import strip_ansi
 from .errors import LectureError
 
 DEFAULT_TIMEOUT = 120  # seconds per cell, unless the cell or _quarto.yml says otherwise
+# Bytes of output one cell may produce (`lecturekit: max-output:` in _quarto.yml). No slide or page
+# shows more than a few kilobytes; the largest figure of lecture 09 is 80 kB. Typst's time grows
+# faster than the text: 0.5 MB of printed lines take it 7 s, 3 MB 214 s, 20 MB a quarter of an hour.
+DEFAULT_MAX_OUTPUT = 500_000
 
-# The kernel is started with these so outputs do not depend on the terminal or the core count.
-KERNEL_ENV = {
-    "PYTHONHASHSEED": "0",
-    "OMP_NUM_THREADS": "1",
-    "MKL_NUM_THREADS": "1",
-    "NO_COLOR": "1",
-    "TERM": "dumb",
-    "COLUMNS": "100",
-    "MPLBACKEND": "Agg",
-}
+# What the kernel runs on, read inside it once the cells have run: the libraries the cells imported
+# decide which kernels did the arithmetic (torch's CPU capability, its BLAS, NumPy's BLAS).
+_FINGERPRINT_CODE = """def __lecturekit_fingerprint():
+    import json, platform, re, sys
+    found = {"machine": platform.machine()}
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            found["cpu"] = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), None)
+    except OSError:
+        pass
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        found["cpu_capability"] = torch.backends.cpu.get_cpu_capability()
+        config = torch.__config__.show()
+        blas = re.search(r"BLAS_INFO=(\\w+)", config)
+        mkl = re.search(r"Math Kernel Library Version ([\\w.]+)", config)
+        found["torch_blas"] = " ".join(m.group(1) for m in (blas, mkl) if m)
+        found["torch_threads"] = torch.get_num_threads()
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
+        try:
+            blas = numpy.show_config(mode="dicts")["Build Dependencies"]["blas"]
+            found["numpy_blas"] = f"{blas.get('name')} {blas.get('version')}"
+        except Exception:
+            pass
+        try:  # OpenBLAS picks its kernels per CPU family (SkylakeX, Haswell, Zen …): name them
+            import ctypes, glob, os
+            folder = os.path.join(os.path.dirname(numpy.__file__), os.pardir, "numpy.libs")
+            lib = ctypes.CDLL(glob.glob(os.path.join(folder, "libscipy_openblas*"))[0])
+            corename = lib.scipy_openblas_get_corename64_
+            corename.restype = ctypes.c_char_p
+            found["numpy_blas_core"] = corename().decode()
+        except Exception:
+            pass
+    print(json.dumps(found), end="")
+
+try:
+    __lecturekit_fingerprint()
+finally:
+    del __lecturekit_fingerprint
+"""
+
+# Run once before the first cell: the course plot style and figure formats (SVG, PDF, plot data).
+# A project without the package keeps matplotlib's own defaults (PNG figures).
+_PLOT_SETUP = """try:
+    import courseplot as __lecturekit_plot
+except ModuleNotFoundError as err:
+    if err.name != "courseplot":
+        raise
+else:
+    __lecturekit_plot.setup_kernel()
+    del __lecturekit_plot
+"""
+_FIGSIZE = """try:
+    __import__('courseplot').cell_figsize({width}, {height})
+except ModuleNotFoundError:
+    import matplotlib as __lecturekit_mpl
+    __lecturekit_mpl.rcParams['figure.figsize'] = ({width} or 6.4, {height} or 4.8)
+    del __lecturekit_mpl
+"""
 
 _CLAIM_CODE = "print(__import__('json').dumps(bool({expr})), end='')"
 
@@ -57,6 +113,29 @@ finally:
 """
 
 
+class _BoundedClient(NotebookClient):
+    """nbclient, keeping at most `max_output` bytes of a cell's outputs. Past that the rest is
+    dropped, the kernel is interrupted (the cell stops within moments) and `overflow` is set."""
+
+    max_output = DEFAULT_MAX_OUTPUT
+    received = 0
+    overflow = False
+
+    def start_cell(self):
+        self.received, self.overflow = 0, False
+
+    def output(self, outs, msg, display_id, cell_index):
+        content = msg.get("content", {})
+        self.received += len(content.get("text", "").encode()) + sum(
+            len(str(value).encode()) for value in (content.get("data") or {}).values())
+        if self.received <= self.max_output:
+            return super().output(outs, msg, display_id, cell_index)
+        if not self.overflow:
+            self.overflow = True
+            asyncio.ensure_future(self.km.interrupt_kernel())
+        return None
+
+
 def _traceback(outputs):
     for out in outputs:
         if out.get("output_type") == "error":
@@ -72,11 +151,12 @@ class LectureExecutor:
     """Run every cell and inline expression of one lecture in one kernel."""
 
     def __init__(self, lecture, *, code_dir, workdir, timeout=DEFAULT_TIMEOUT, kernel_name="python3",
-                 python=None, progress=None):
+                 python=None, progress=None, max_output=DEFAULT_MAX_OUTPUT):
         self.lecture = lecture
         self.code_dir = Path(code_dir)
         self.workdir = Path(workdir)
         self.timeout = timeout
+        self.max_output = max_output
         self.kernel_name = kernel_name
         self.python = python  # another environment's interpreter, e.g. for an upgrade report
         self.progress = progress or (lambda message: None)
@@ -88,33 +168,42 @@ class LectureExecutor:
         # nbclient stores each executed cell at its index; one slot serves every cell in turn.
         scratch = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("")])
         # IPC sockets: the kernel is local, and TCP would make ipykernel warn on every start.
+        # Connection files and sockets of this run only, in a private folder: another render (or
+        # check) of the same lecture may run a kernel at the same time, and a socket's path must
+        # stay under the system's 107 bytes however deep the project lies.
+        sockets = Path(tempfile.mkdtemp(prefix="lecturekit-"))
         km = AsyncKernelManager(kernel_name=self.kernel_name, transport="ipc",
-                           connection_file=str(self.workdir / "kernel.json"), ip=str(self.workdir / "kernel"))
+                                connection_file=str(sockets / "kernel.json"), ip=str(sockets / "kernel"))
         if self.python:
             km.kernel_spec.argv = [str(self.python), "-m", "ipykernel_launcher", "-f", "{connection_file}"]
-        client = NotebookClient(scratch, km=km, kernel_name=self.kernel_name, timeout=self.timeout,
+        client = _BoundedClient(scratch, km=km, kernel_name=self.kernel_name, timeout=self.timeout,
                                 allow_errors=True, record_timing=False,
                                 resources={"metadata": {"path": str(self.workdir)}})
+        client.max_output = self.max_output
         results = {"cells": [], "inline": [], "claims": []}
-        env_before = os.environ.copy()
-        os.environ.update(KERNEL_ENV)
-        os.environ["PYTHONPATH"] = os.pathsep.join(
-            [str(self.code_dir.resolve())] + ([env_before["PYTHONPATH"]] if env_before.get("PYTHONPATH") else []))
+        # The kernel's own environment (passed to the launcher; this process's stays as it is).
+        env = kernelenv.kernel_env(code_dir=self.code_dir.resolve())
         started = time.perf_counter()
         try:
-            with client.setup_kernel():
+            with client.setup_kernel(env=env):
                 self.timings["kernel_start"] = time.perf_counter() - started
-                os.environ.clear()
-                os.environ.update(env_before)
+                self._quiet(client, _PLOT_SETUP)
                 self._run_blocks(client, results)
+                results["fingerprint"] = {**self._fingerprint(client), "env": kernelenv.output_env()}
         finally:
-            os.environ.clear()
-            os.environ.update(env_before)
             # A kernel manager we pass in is ours to stop; nbclient only stops kernels it made.
             if km.has_kernel:
                 run_sync(km.shutdown_kernel)(now=True)
+            shutil.rmtree(sockets, ignore_errors=True)
         results["timings"] = self.timings
         return results
+
+    def _fingerprint(self, client):
+        executed = self._execute(client, _FINGERPRINT_CODE, (self.lecture.index, 1), None, self.timeout, history=False)
+        try:
+            return json.loads(_stdout(executed.outputs))
+        except json.JSONDecodeError:
+            return {}
 
     def _run_blocks(self, client, results):
         cells = self.lecture.cells
@@ -135,17 +224,30 @@ class LectureExecutor:
             index += 1
             results["cells"].append(self._cell(client, block, index, len(cells)))
 
-    def _execute(self, client, source, where, label, timeout):
+    def _quiet(self, client, source):
+        """Set-up code that is no cell: no output, no execution count; it must not fail."""
+        reply = run_sync(client.kc.execute_interactive)(source, silent=True, store_history=False,
+                                                        timeout=self.timeout, output_hook=lambda msg: None)
+        if reply["content"]["status"] != "ok":
+            raise LectureError(f"kernel set-up failed: {reply['content'].get('ename')}: "
+                               f"{reply['content'].get('evalue')}", self.lecture.index)
+
+    def _execute(self, client, source, where, label, timeout, history=True):
         """Execute one piece of code; return its outputs. Kernel failures become LectureErrors."""
         cell = nbformat.v4.new_code_cell(source)
         client.timeout = timeout
+        client.start_cell()
         try:
-            client.execute_cell(cell, 0, store_history=True)
+            client.execute_cell(cell, 0, store_history=history)
         except CellTimeoutError:
             raise LectureError(f"cell ran past its time limit of {timeout} s (set '#| timeout:' to allow more)",
                                *where, label) from None
         except DeadKernelError as err:
             raise LectureError(f"the kernel died while running this cell ({err})", *where, label) from None
+        if client.overflow:
+            raise LectureError(f"cell output passed the limit of {self.max_output:,} bytes and the cell was "
+                               f"stopped; print a summary instead (the limit is 'lecturekit: max-output:' "
+                               f"in _quarto.yml)", *where, label)
         return cell
 
     def _cell(self, client, cell, index, total):
@@ -154,9 +256,15 @@ class LectureExecutor:
         if not cell.options.get("eval", True):
             return {"outputs": [], "execution_count": None, "seconds": 0.0}
         self.progress(f"[{self.lecture.name}] cell {index}/{total} {label} ({Path(cell.file).name}:{cell.line})")
+        sized = "fig-width" in cell.options or "fig-height" in cell.options
+        if sized:
+            self._quiet(client, _FIGSIZE.format(width=cell.options.get("fig-width"),
+                                                height=cell.options.get("fig-height")))
         started = time.perf_counter()
         executed = self._execute(client, cell.code, where, cell.label, cell.options.get("timeout", self.timeout))
         seconds = time.perf_counter() - started
+        if sized:
+            self._quiet(client, _FIGSIZE.format(width=None, height=None))
         self.timings["cells"][label] = seconds
         outputs = [dict(o) for o in executed.outputs]
         traceback = _traceback(outputs)

@@ -13,7 +13,7 @@ import nbformat
 from nbformat.v4.rwbase import split_lines
 import yaml
 
-from . import qmd
+from . import frontmatter, qmd
 
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!<>|~^$&:\"'@=%])")
@@ -33,11 +33,12 @@ def _option_lines(options):
     return "".join(f"#| {line}\n" for line in text.splitlines())
 
 
-def _current_claims(block, ran):
+def _current_claims(block, ran, project_root):
     """Claim results with today's sentence and line: a cached execution may predate a prose edit."""
     current = []
     for (sentence, expr), result in zip(qmd.claim_expressions(block.text), ran):
-        current.append({**result, "sentence": sentence, "file": str(block.file), "line": block.line_of(expr)})
+        current.append({**result, "sentence": sentence, "file": os.path.relpath(block.file, project_root),
+                        "line": block.line_of(expr)})
     return current
 
 
@@ -63,7 +64,9 @@ def executed_notebook(lecture, results, project_root):
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.metadata["language_info"] = {"name": "python"}
-    front = yaml.safe_dump({**lecture.meta, **provenance(results)}, allow_unicode=True, sort_keys=False, width=1000)
+    # Defaults filled here reach both renderers (Quarto reads this raw cell as the front matter).
+    front = yaml.safe_dump({**frontmatter.with_defaults(lecture.meta, lecture.root), **provenance(results)},
+                           allow_unicode=True, sort_keys=False, width=1000)
     nb.cells.append(nbformat.v4.new_raw_cell(f"---\n{front}---"))
     md_index = cell_index = 0
 
@@ -77,7 +80,7 @@ def executed_notebook(lecture, results, project_root):
             inline = [{"expr": e, "value": v} for e, v in
                       zip(qmd.inline_expressions(block.text), results["inline"][md_index])]
             cell.metadata["lecture"] = {**where(block), "inline": inline,
-                                        "claims": _current_claims(block, results["claims"][md_index])}
+                                        "claims": _current_claims(block, results["claims"][md_index], project_root)}
             md_index += 1
         else:
             ran = results["cells"][cell_index]

@@ -1,4 +1,7 @@
 """The project: `_quarto.yml`, where lectures live, where builds and products go."""
+import contextlib
+import fcntl
+import sys
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -6,6 +9,10 @@ from pathlib import Path
 import yaml
 
 from .errors import LectureError
+from .qmd import check_format_names, key_lines, read_source, yaml_error_line, yaml_error_text
+
+
+_HELD = set()  # lecture locks this process holds
 
 
 @dataclass
@@ -20,15 +27,26 @@ class Project:
                 return cls(folder)
         raise LectureError("no _quarto.yml here or in any parent folder", here)
 
+    @property
+    def config_path(self):
+        return self.root / "_quarto.yml"
+
     @cached_property
     def config(self):
-        path = self.root / "_quarto.yml"
+        path = self.config_path
         try:
-            return yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+            config = yaml.safe_load(read_source(path)) or {}
         except yaml.YAMLError as err:
-            mark = getattr(err, "problem_mark", None)
-            raise LectureError(f"malformed YAML: {getattr(err, 'problem', err)}", path,
-                               mark.line + 1 if mark else None) from None
+            raise LectureError(f"malformed YAML: {yaml_error_text(err)}", path, yaml_error_line(err) + 1) from None
+        if not isinstance(config, dict):
+            raise LectureError("_quarto.yml must be a YAML mapping", path, 1)
+        check_format_names(config.get("format"), path, self.config_lines)
+        return config
+
+    @cached_property
+    def config_lines(self):
+        """Line of every key of _quarto.yml, by key path, for messages."""
+        return key_lines(read_source(self.config_path))
 
     # Our own settings live under one key that Quarto ignores.
     def setting(self, name, default=None):
@@ -71,3 +89,26 @@ class Project:
     def notebook_path(self, lecture_name):
         """Where the executed notebook goes; `_quarto.yml`'s `render:` lists these paths."""
         return self.build_dir / lecture_name / f"{lecture_name}.ipynb"
+
+    @contextlib.contextmanager
+    def lecture_lock(self, lecture_name, progress=None):
+        """Only one render at a time builds a lecture: its kernel's run folder, cache entry,
+        notebook and products are one lecture's. A second render waits, and then finds the first
+        one's execution in the cache. The lock is the kernel's (flock): a killed render frees it."""
+        path = (self.build_dir / lecture_name / ".lock").resolve()
+        if path in _HELD:  # this process has it already (a render's execute stage inside its build)
+            yield
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a") as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                say = progress or (lambda message: print(message, file=sys.stderr, flush=True))
+                say(f"[{lecture_name}] waiting for another render of {lecture_name} to finish")
+                fcntl.flock(handle, fcntl.LOCK_EX)
+            _HELD.add(path)
+            try:
+                yield
+            finally:
+                _HELD.discard(path)

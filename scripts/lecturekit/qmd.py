@@ -21,6 +21,8 @@ CELL_OPTIONS = {
     "include": bool,
     "fig-cap": str,
     "fig-alt": str,
+    "fig-width": (int, float),  # inches
+    "fig-height": (int, float),
     "code-line-numbers": (str, bool),
     "file": str,
     # Our own (Quarto keeps unknown cell options as metadata):
@@ -80,6 +82,7 @@ class Lecture:
     index: Path  # the .qmd that includes the sections
     meta: dict
     blocks: list = field(default_factory=list)
+    meta_lines: dict = field(default_factory=dict)  # key path (tuple) -> line in index.qmd
 
     @property
     def name(self):
@@ -90,15 +93,112 @@ class Lecture:
         return [b for b in self.blocks if isinstance(b, Cell)]
 
 
-def read_lecture(index: Path) -> Lecture:
-    """Parse `index` (front matter + includes) into one flat list of blocks."""
+def read_lecture(index: Path, project_root: Path | None = None) -> Lecture:
+    """Parse `index` (front matter + includes) into one flat list of blocks.
+
+    `project_root`: includes and `file:` cells may not reach outside it (default: the nearest
+    folder above the lecture with a `_quarto.yml`, else the lecture folder)."""
     index = Path(index)
-    text = _read(index, None, None)
+    text = read_source(index)
     meta, body, first = split_front_matter(text, index)
-    lecture = Lecture(root=index.parent, index=index, meta=meta)
-    _Scanner(lecture).scan(body, index, first, chain=(index.resolve(),))
+    lecture = Lecture(root=index.parent, index=index, meta=meta, meta_lines=front_matter_lines(text))
+    check_front_matter(lecture)
+    root = Path(project_root).resolve() if project_root else _project_root(index.parent)
+    _Scanner(lecture, root).scan(body, index, first, chain=(index.resolve(),))
     _check_labels(lecture)
     return lecture
+
+
+# Top-level front-matter keys: those the products use, and Quarto's common document metadata
+# (Quarto keeps any key as metadata, so a typo would otherwise vanish without a word).
+FRONT_MATTER_KEYS = {
+    # read by the handout template, the slides or the course page
+    "title", "subtitle", "title-en", "course", "episode", "episodes", "module", "lang", "code",
+    "format", "execute",
+    # Quarto's own document metadata (names from Quarto 1.10's option schema)
+    "author", "authors", "date", "date-format", "date-modified", "description", "abstract",
+    "keywords", "subject", "categories", "institute", "affiliation", "copyright", "license",
+    "citation", "bibliography", "csl", "jupyter", "engine", "filters", "toc", "toc-depth",
+    "toc-title", "number-sections", "draft", "order", "image", "pagetitle", "title-prefix",
+    "crossref", "lightbox", "metadata-files",
+}
+# The formats this renderer writes: slides and handout.
+FORMAT_NAMES = ("revealjs", "typst")
+
+
+def key_lines(text, first_line=1):
+    """Line of every mapping key in a YAML text, by key path: {("format", "typst"): 12, ...}."""
+    lines = {}
+
+    def walk(node, prefix):
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                if isinstance(key, yaml.ScalarNode):
+                    path = prefix + (key.value,)
+                    lines.setdefault(path, key.start_mark.line + first_line)
+                    walk(value, path)
+    try:
+        walk(yaml.compose(text), ())
+    except yaml.YAMLError:
+        pass
+    return lines
+
+
+def front_matter_lines(text):
+    """key_lines of a .qmd's front matter, as lines of the .qmd."""
+    lines = text.split("\n")
+    if not lines or lines[0].strip() != "---":
+        return {}
+    end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), len(lines))
+    return key_lines("\n".join(lines[1:end]), first_line=2)
+
+
+def check_front_matter(lecture):
+    """Unknown top-level keys and formats are errors at their line (Quarto would keep a mistyped
+    key as metadata nobody reads, and would write a product for `format: pdf` that we never do)."""
+    for key in lecture.meta:
+        if key not in FRONT_MATTER_KEYS:
+            raise LectureError(f"front-matter key '{key}' is neither used by the products nor a Quarto "
+                               f"document option (typo?)", lecture.index, lecture.meta_lines.get((key,)))
+    check_format_names(lecture.meta.get("format"), lecture.index, lecture.meta_lines)
+
+
+def check_format_names(formats, path, lines):
+    if formats is None:
+        return
+    if not isinstance(formats, dict):
+        raise LectureError(f"'format:' must map format names ({', '.join(FORMAT_NAMES)}) to their options",
+                           path, lines.get(("format",)))
+    for name, options in formats.items():
+        if name not in FORMAT_NAMES:
+            raise LectureError(f"format '{name}' is not one this project writes ({', '.join(FORMAT_NAMES)})",
+                               path, lines.get(("format", name)))
+        if options is not None and options != "default" and not isinstance(options, dict):
+            raise LectureError(f"'format: {name}:' must hold 'option: value' lines", path,
+                               lines.get(("format", name)))
+
+
+def _project_root(folder):
+    folder = Path(folder).resolve()
+    return next((f for f in (folder, *folder.parents) if (f / "_quarto.yml").exists()), folder)
+
+
+def yaml_error_line(err):
+    """0-based line a YAML error is about. An unclosed quote or bracket is reported by the parser
+    where it gave up (often the end of the block); the opening quote/bracket is where to look."""
+    context, mark = getattr(err, "context", None) or "", getattr(err, "context_mark", None)
+    if mark is not None and ("quoted scalar" in context or "flow" in context):
+        return mark.line
+    mark = getattr(err, "problem_mark", None) or mark
+    return mark.line if mark is not None else 0
+
+
+def yaml_error_text(err):
+    problem = getattr(err, "problem", None)
+    if not problem:
+        return str(err).split("\n")[0]
+    context = getattr(err, "context", None)
+    return f"{context}: {problem}" if context else problem
 
 
 def split_front_matter(text, path):
@@ -111,36 +211,56 @@ def split_front_matter(text, path):
             try:
                 meta = yaml.safe_load("\n".join(lines[1:i])) or {}
             except yaml.YAMLError as err:
-                mark = getattr(err, "problem_mark", None)
-                line = mark.line + 2 if mark else 2
-                raise LectureError(f"malformed YAML front matter: {getattr(err, 'problem', err)}",
-                                   path, line) from None
+                raise LectureError(f"malformed YAML front matter: {yaml_error_text(err)}",
+                                   path, yaml_error_line(err) + 2) from None
             if not isinstance(meta, dict):
                 raise LectureError("front matter must be a YAML mapping", path, 2)
             return meta, "\n".join(lines[i + 1:]), i + 2
     raise LectureError("front matter opened with '---' is never closed", path, 1)
 
 
-def _read(path, parent, line):
+def read_source(path, parent=None, line=None):
+    """A source file's text. What cannot be read is blamed on the line that names the file
+    (an include, a `file:` option); bytes that are not UTF-8 on their own line."""
+    path = Path(path)
+    where = (parent or path, line)
     try:
-        return Path(path).read_text(encoding="utf-8")
+        data = path.read_bytes()
     except FileNotFoundError:
-        raise LectureError(f"file not found: {path}", parent or path, line) from None
+        raise LectureError(f"file not found: {path}", *where) from None
+    except IsADirectoryError:
+        raise LectureError(f"{path} is a folder, not a file", *where) from None
+    except OSError as err:
+        raise LectureError(f"cannot read {path}: {err.strerror}", *where) from None
+    try:
+        return data.decode("utf-8")
     except UnicodeDecodeError as err:
-        raise LectureError(f"not UTF-8: {err}", path) from None
+        bad_line = data[:err.start].count(b"\n") + 1
+        column = err.start - data.rfind(b"\n", 0, err.start)
+        raise LectureError(f"not UTF-8: byte 0x{data[err.start]:02x} at column {column} "
+                           "(save the file as UTF-8)", path, bad_line) from None
+
 
 
 class _Scanner:
     """Line scanner in the manner of jupytext: markdown runs between executable cells."""
 
-    def __init__(self, lecture):
+    def __init__(self, lecture, project_root):
         self.lecture = lecture
+        self.project_root = project_root
         self.heading = ""
+
+    def _inside_project(self, target, name, path, lineno):
+        if not target.is_relative_to(self.project_root):
+            raise LectureError(f"{name} is outside the project ({self.project_root}); "
+                               "a lecture may only use files inside it", path, lineno)
+        return target
 
     def scan(self, text, path, first_line, chain):
         lines = text.split("\n")
         run, run_start = [], None
-        divs = []  # (colons, line) of open fenced divs
+        divs = []  # open fenced divs, innermost last
+        closed = []  # closed ones, in the order they closed (to find a ':::' that came too early)
         i = 0
 
         def flush():
@@ -184,10 +304,11 @@ class _Scanner:
             include = INCLUDE.match(line)
             if include:
                 flush()
-                target = (path.parent / include["path"]).resolve()
+                target = self._inside_project((path.parent / include["path"]).resolve(), include["path"],
+                                              path, lineno)
                 if target in chain:
                     raise LectureError(f"include cycle through {include['path']}", path, lineno)
-                body = _read(target, path, lineno)
+                body = read_source(target, path, lineno)
                 meta, body, first = split_front_matter(body, target)
                 self.scan(body, target, first, chain + (target,))
                 i += 1
@@ -197,12 +318,15 @@ class _Scanner:
             self._check_inline(line, path, lineno)
             opened = DIV_OPEN.match(line)
             if opened:
-                self._check_div(opened["attrs"], path, lineno)
-                divs.append((opened["colons"], lineno))
+                div = _Div(opened["colons"], lineno, self._check_div(opened["attrs"], path, lineno))
+                _check_nesting(div, divs, closed, path)
+                divs.append(div)
             elif DIV_CLOSE.match(line):
                 if not divs:
-                    raise LectureError("':::' closes a div that was never opened", path, lineno)
-                divs.pop()
+                    _stray_close(line.strip(), lineno, closed, path)
+                div = divs.pop()
+                div.closed_at, div.close_colons = lineno, line.strip()
+                closed.append(div)
             heading = HEADING.match(line)
             if heading:
                 if not HEADING_ID.search(heading["text"]):
@@ -214,7 +338,7 @@ class _Scanner:
             run.append(line)
             i += 1
         if divs:
-            raise LectureError("fenced div ':::' opened here is never closed", path, divs[-1][1])
+            raise LectureError("fenced div ':::' opened here is never closed", path, divs[-1].line)
         flush()
 
     def _cell(self, body, path, lineno):
@@ -228,9 +352,8 @@ class _Scanner:
         try:
             options = yaml.safe_load("\n".join(option_lines)) or {} if option_lines else {}
         except yaml.YAMLError as err:
-            mark = getattr(err, "problem_mark", None)
-            raise LectureError(f"malformed '#|' cell options: {getattr(err, 'problem', err)}", path,
-                               lineno + 1 + (mark.line if mark else 0)) from None
+            raise LectureError(f"malformed '#|' cell options: {yaml_error_text(err)}", path,
+                               lineno + 1 + yaml_error_line(err)) from None
         if not isinstance(options, dict):
             raise LectureError("'#|' cell options must be 'key: value' lines", path, lineno + 1)
         for key, value in options.items():
@@ -249,10 +372,11 @@ class _Scanner:
                                    f"{options['tolerance']!r}", path, lineno + 1) from None
         code = "\n".join(code_lines).strip("\n")
         if "file" in options:
-            source = (path.parent / options["file"]).resolve()
+            source = self._inside_project((path.parent / options["file"]).resolve(), options["file"],
+                                          path, lineno)
             if code.strip():
                 raise LectureError("a cell with 'file:' must have no code of its own", path, lineno)
-            code = _read(source, path, lineno).strip("\n")
+            code = read_source(source, path, lineno).strip("\n")
         return Cell(code=code, options=options, file=path, line=lineno, heading=self.heading)
 
     @staticmethod
@@ -270,6 +394,51 @@ class _Scanner:
         for cls in classes:
             if cls not in DIV_CLASSES:
                 raise LectureError(f"div class '.{cls}' is outside the supported subset", path, lineno)
+        return classes
+
+
+@dataclass
+class _Div:
+    colons: str
+    line: int
+    classes: list
+    closed_at: int | None = None
+    close_colons: str = ""
+
+    def describe(self):
+        return f"'{self.colons} {{.{' .'.join(self.classes)}}}' (line {self.line})" if self.classes else \
+            f"the div opened at line {self.line}"
+
+
+# Divs that only mean something inside another one.
+REQUIRED_PARENT = {"answer": ("exercise", "discussion"), "explain": ("quiz",), "column": ("columns",)}
+
+
+def _check_nesting(div, divs, closed, path):
+    """An .answer outside any .exercise usually means the exercise's ':::' came too early: blame
+    that ':::', not the stray one the reader would otherwise be sent to at the end."""
+    for cls in div.classes:
+        parents = REQUIRED_PARENT.get(cls)
+        if not parents or any(set(parents) & set(d.classes) for d in divs):
+            continue
+        wanted = " or ".join(f".{p}" for p in parents)
+        early = next((d for d in reversed(closed) if set(parents) & set(d.classes)), None)
+        if early is not None:
+            raise LectureError(f"this ':::' closes {early.describe()} too early: its .{cls} at line {div.line} "
+                               f"is left outside it (a .{cls} belongs inside a {wanted})", path, early.closed_at)
+        raise LectureError(f"a .{cls} belongs inside a {wanted}", path, div.line)
+
+
+def _stray_close(colons, lineno, closed, path):
+    """A ':::' with nothing to close: an earlier ':::' closed a div too early. When the author wrote
+    the fences with distinct widths, the close narrower than its opening is that one."""
+    early = next((d for d in reversed(closed) if len(d.close_colons) < len(d.colons)), None)
+    if early is not None:
+        raise LectureError(f"this '{early.close_colons}' closes {early.describe()} too early: the "
+                           f"'{colons}' at line {lineno} is left with nothing to close", path, early.closed_at)
+    hint = f" (the last div closed before it: {closed[-1].describe()}, closed at line {closed[-1].closed_at})" \
+        if closed else ""
+    raise LectureError(f"':::' closes a div that was never opened{hint}", path, lineno)
 
 
 def _closing_fence(lines, start, fence):

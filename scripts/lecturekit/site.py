@@ -1,8 +1,9 @@
 """The course index (`_output/index.html`, the one page students open) and each lecture's code zip.
 
-A lecture's code is `code/scripts/<lecture>/` when that folder exists, otherwise `code/scripts/*.py`
-(or the front matter's `code:` list of paths under `code/`), plus every package under `code/` those
-scripts import, directly or through another such package, so the scripts run as they are. The zip
+A lecture's code is the front matter's `code:` (a path or a list of paths under `code/`) or else its
+own folder `code/scripts/<lecture>/`; a lecture with neither has no zip (never another lecture's
+scripts). Every package under `code/` those scripts import, directly or through another such
+package, goes in too, so the scripts run as they are. The zip
 holds `scripts/` and the packages side by side, as in `code/`. Zips are deterministic (sorted
 entries, fixed timestamps and permissions): the same code gives the same bytes. Nothing is rewritten
 when its bytes would not change.
@@ -16,7 +17,7 @@ import os
 import zipfile
 from pathlib import Path
 
-from . import qmd
+from . import frontmatter, qmd
 from .writers import BENGALI_DIGITS
 
 ZIP_NAME = "code.zip"
@@ -56,8 +57,7 @@ def lecture_code_files(project, lecture_dir, meta=None):
                    (_python_files(code / entry) if (code / entry).is_dir() else [code / entry])]
         arcname = lambda p: p.relative_to(code).as_posix()  # noqa: E731
     else:
-        own = code / "scripts" / Path(lecture_dir).name
-        folder = own if own.is_dir() else code / "scripts"
+        folder = code / "scripts" / Path(lecture_dir).name
         scripts = sorted(folder.glob("*.py")) if folder.is_dir() else []
         arcname = lambda p: "scripts/" + p.relative_to(folder).as_posix()  # noqa: E731
     if not scripts:
@@ -125,6 +125,7 @@ def write_code_zip(project, lecture_dir, meta=None):
     files = lecture_code_files(project, lecture_dir, meta)
     target = project.output_dir / Path(lecture_dir).name / ZIP_NAME
     if not files:
+        target.unlink(missing_ok=True)  # the lecture's scripts were removed: no stale zip stays listed
         return None
     try:
         with zipfile.ZipFile(target) as zf:
@@ -138,9 +139,10 @@ def write_code_zip(project, lecture_dir, meta=None):
 
 
 def lecture_meta(lecture_dir):
+    """The front matter with the defaults the products use (episode from the folder's number …)."""
     index = Path(lecture_dir) / "index.qmd"
-    meta, _body, _line = qmd.split_front_matter(index.read_text(encoding="utf-8"), index)
-    return meta
+    meta, _body, _line = qmd.split_front_matter(qmd.read_source(index), index)
+    return frontmatter.with_defaults(meta, lecture_dir)
 
 
 CSS = """
@@ -192,7 +194,7 @@ def index_html(project, lectures):
     font_path = project.root / FONT
     font = base64.b64encode(font_path.read_bytes()).decode() if font_path.exists() else ""
     css = CSS.replace("{font}", font) if font else CSS.split("\n", 3)[3]
-    course = next((str(m["course"]) for _d, m in lectures if m.get("course")), "বাংলায় PyTorch")
+    course = next((str(m["course"]) for _d, m in lectures if m.get("course")), frontmatter.COURSE)
     total = next((m["episodes"] for _d, m in lectures if m.get("episodes")), None)
 
     def order(item):

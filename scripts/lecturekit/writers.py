@@ -2,23 +2,27 @@
 
 A declarative table says, per format, how each `_quarto.yml` option becomes a pandoc argument, what
 the product is called and how it is finished (Typst compiles the handout). Products are written to a
-temporary name and renamed, so a failed render leaves the previous good product in place.
+temporary name, and a lecture's products are renamed into place together once all of them succeeded:
+a failed render leaves the previous good ones in place, never a new slides.html with an old handout.
 """
+import concurrent.futures as cf
 import datetime
+import json
 import os
 import re
 import shutil
 import subprocess
+import sys
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import pypandoc
-import typst
 
 from .emit import MarkdownEmitter
 from .errors import LectureError
+from .figures import lecture_figures_dir
 
 # The handout's fonts (Debian fonts-noto-core and fonts-dejavu-core). Typst sees only these: the
 # same PDF on every machine, and no scan of the hundreds of other Noto files at each compile.
@@ -117,6 +121,8 @@ REVEALJS = Format(
         "html-math-method": ignored, "embed-resources": ignored, "self-contained-math": ignored,
         "code-line-numbers": ignored, "highlight-style": ignored, "slide-tone": ignored,
         "output-file": ignored, "menu": ignored,
+        # `![…](../../figures/09-nn-module/drawn)`: the slides take drawn.svg, the handout drawn.pdf.
+        "default-image-extension": arg("--default-image-extension"),
     },
     fixed_args=("--standalone", "--embed-resources", "--syntax-highlighting=idiomatic"),
 )
@@ -133,6 +139,7 @@ TYPST = Format(
         "syntax-highlighting": lambda value, root: [f"--syntax-highlighting={value}"],
         # Quarto-only: its typst partials call the same handout.typ that our template imports.
         "template-partials": ignored, "keep-typ": ignored, "keep-ipynb": ignored, "output-file": ignored,
+        "default-image-extension": arg("--default-image-extension"),
     },
     fixed_args=("--standalone",),
 )
@@ -140,25 +147,38 @@ TYPST = Format(
 FORMATS = {f.name: f for f in (REVEALJS, TYPST)}
 
 
-def _format_args(fmt, options, project, source):
+def _options(formats, fmt):
+    """One format's options from a `format:` mapping (`revealjs: default` means none)."""
+    options = (formats or {}).get(fmt.name)
+    return options if isinstance(options, dict) else {}
+
+
+def option_sources(project, lecture, fmt):
+    """Each option of a format with its value and where it is set: _quarto.yml's options, then the
+    lecture's own front matter on top (as Quarto merges them)."""
+    found = {}
+    for config, path, lines in ((project.config, project.config_path, project.config_lines),
+                                (lecture.meta, lecture.index, lecture.meta_lines)):
+        for key, value in _options(config.get("format"), fmt).items():
+            found[key] = (value, path, lines.get(("format", fmt.name, key)))
+    return found
+
+
+def check_format_options(project, lecture):
+    """Every format option is one this renderer knows; an unknown one is blamed where it is set."""
+    for fmt in FORMATS.values():
+        for key, (_value, path, line) in option_sources(project, lecture, fmt).items():
+            if key not in fmt.options:
+                raise LectureError(f"format option '{fmt.name}: {key}' is outside the supported subset "
+                                   f"({', '.join(sorted(fmt.options))})", path, line)
+
+
+def _format_args(fmt, project, lecture):
+    check_format_options(project, lecture)
     args = []
-    for key, value in (options or {}).items():
-        convert = fmt.options.get(key)
-        if convert is None:
-            raise LectureError(f"format option '{fmt.name}: {key}' is outside the supported subset "
-                               f"({', '.join(sorted(fmt.options))})", source, _line_of(source, key))
-        args += convert(value, project.root)
+    for key, (value, _path, _line) in option_sources(project, lecture, fmt).items():
+        args += fmt.options[key](value, project.root)
     return args
-
-
-def _line_of(path, key):
-    try:
-        for i, line in enumerate(Path(path).read_text(encoding="utf-8").split("\n"), 1):
-            if line.strip().startswith(f"{key}:"):
-                return i
-    except OSError:
-        pass
-    return None
 
 
 WOFF2_ONLY = re.compile(r'(url\([^)]+\.woff2\) format\("woff2"\))(?:,url\([^)]+\) format\("[^"]+"\))+')
@@ -172,9 +192,14 @@ def woff2_katex(project):
     css = WOFF2_ONLY.sub(r"\1", (source / "katex.min.css").read_text(encoding="utf-8"))
     target.mkdir(parents=True, exist_ok=True)
     if not (target / "katex.min.css").exists() or (target / "katex.min.css").read_text(encoding="utf-8") != css:
-        (target / "katex.min.css").write_text(css, encoding="utf-8")
-        shutil.copy(source / "katex.min.js", target / "katex.min.js")
-        shutil.copytree(source / "fonts", target / "fonts", dirs_exist_ok=True)
+        # The stylesheet is renamed into place last, and each file atomically: another render
+        # reading these at the same time never sees half a file.
+        for font in (source / "fonts").iterdir():
+            _copy_atomically(font, target / "fonts" / font.name)
+        _copy_atomically(source / "katex.min.js", target / "katex.min.js")
+        aside = target / f".katex.min.css.{os.getpid()}.{threading.get_ident()}"
+        aside.write_text(css, encoding="utf-8")
+        os.replace(aside, target / "katex.min.css")
     return target
 
 
@@ -188,9 +213,11 @@ def bengali_date(timestamp):
     return f"{day.day} {MONTHS[day.month - 1]} {day.year}".translate(BENGALI_DIGITS)
 
 
-def _replace_atomically(tmp, target):
+def _copy_atomically(source, target):
     target.parent.mkdir(parents=True, exist_ok=True)
-    os.replace(tmp, target)
+    aside = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}")
+    shutil.copyfile(source, aside)
+    os.replace(aside, target)
 
 
 class LectureWriter:
@@ -203,19 +230,19 @@ class LectureWriter:
         self.build = project.build_dir / self.name
         self.timings = {}
         self.warnings = []
+        self.children = Children()
 
     def format_options(self, fmt):
-        # _quarto.yml's options, then the lecture's own front matter on top (as Quarto merges them).
-        merged = dict((self.project.config.get("format") or {}).get(fmt.name) or {})
-        merged.update((self.execution.lecture.meta.get("format") or {}).get(fmt.name) or {})
-        return merged
+        return {key: value for key, (value, _path, _line) in
+                option_sources(self.project, self.execution.lecture, fmt).items()}
 
     def echo_default(self, fmt):
         execute = {**(self.project.config.get("execute") or {}), **(self.execution.lecture.meta.get("execute") or {})}
         return self.format_options(fmt).get("echo", execute.get("echo", True))
 
     def markdown(self, fmt):
-        emitter = MarkdownEmitter(fmt.name, self.build / "media", echo_default=self.echo_default(fmt))
+        emitter = MarkdownEmitter(fmt.name, lecture_figures_dir(self.project.root, self.name),
+                                  echo_default=self.echo_default(fmt), markdown_dir=self.build)
         text = emitter.emit(self.execution.notebook)
         path = self.build / f"{self.name}.{fmt.name}.md"
         path.write_text(text, encoding="utf-8")
@@ -223,7 +250,6 @@ class LectureWriter:
 
     def pandoc_args(self, fmt):
         ext = self.project.extension_dir
-        options = self.format_options(fmt)
         args = ["--from=markdown", f"--to={fmt.name}", *fmt.fixed_args,
                 f"--resource-path={self.build}:{self.project.root}",
                 "--metadata", f"lang={self.project.config.get('lang', 'bn')}"]
@@ -235,7 +261,7 @@ class LectureWriter:
         if fmt is TYPST:
             args += [f"--template={ext / 'handout-template.typ'}"]
         args += self._provenance_metadata()
-        args += _format_args(fmt, options, self.project, self.project.root / "_quarto.yml")
+        args += _format_args(fmt, self.project, self.execution.lecture)
         return args
 
     def _provenance_metadata(self):
@@ -251,8 +277,40 @@ class LectureWriter:
             args += ["--metadata", f"render-date={bengali_date(record['executed_at'])}"]
         return args
 
+    def write_all(self, formats):
+        """Render the formats (at the same time: pandoc and Typst are child processes) and only when
+        every one succeeded put them all in place, so a lecture's slides and handout always come
+        from the same render. Any failure or Ctrl-C stops the children and leaves the old products."""
+        formats = list(formats)
+        aside = {}
+        try:
+            if len(formats) == 1:
+                aside[formats[0].name] = self.write_aside(formats[0])
+            else:
+                with cf.ThreadPoolExecutor(len(formats)) as pool:
+                    futures = {fmt.name: pool.submit(self.write_aside, fmt) for fmt in formats}
+                    try:
+                        for name, future in futures.items():
+                            aside[name] = future.result()
+                    except BaseException:
+                        self.children.stop()
+                        raise
+            targets = []
+            for fmt in formats:
+                target = self.project.output_dir / self.name / fmt.product
+                os.replace(aside.pop(fmt.name), target)
+                targets.append(target)
+            return targets
+        finally:
+            for tmp in aside.values():
+                tmp.unlink(missing_ok=True)
+
     def write(self, fmt):
         """Render one product; return its path. The old product survives any failure."""
+        return self.write_all([fmt])[0]
+
+    def write_aside(self, fmt):
+        """Render one product next to where it goes; return that temporary file."""
         target = self.project.output_dir / self.name / fmt.product
         started = time.perf_counter()
         source = self.markdown(fmt)
@@ -271,14 +329,14 @@ class LectureWriter:
             else:
                 self._pandoc(source, tmp, fmt)
                 self.timings["pandoc revealjs"] = time.perf_counter() - started
-            _replace_atomically(tmp, target)
-        finally:
+        except BaseException:
             tmp.unlink(missing_ok=True)
-        return target
+            raise
+        return tmp
 
     def _pandoc(self, source, output, fmt):
-        run = subprocess.run([pypandoc.get_pandoc_path(), str(source), *self.pandoc_args(fmt), "-o", str(output)],
-                             cwd=self.build, capture_output=True, text=True)
+        run = self.children.run([pypandoc.get_pandoc_path(), str(source), *self.pandoc_args(fmt), "-o", str(output)],
+                                cwd=self.build)
         if run.returncode != 0:
             raise LectureError(f"pandoc could not write the {fmt.name} product:\n{run.stderr.strip()}",
                                self.execution.lecture.index)
@@ -288,9 +346,58 @@ class LectureWriter:
     def _typst(self, typ, pdf):
         # The PDF's date is the execution's date: the same executed notebook gives the same bytes.
         executed_at = self.execution.notebook.metadata.get("lecture", {}).get("executed_at")
+        options = dict(input=str(typ), output=str(pdf), root=str(self.project.root),
+                       font_paths=[str(handout_fonts(self.project))], ignore_system_fonts=True,
+                       timestamp=executed_at or 0, pdf_tags=True)
+        # Typst runs in a child process: inside the compiler nothing answers Ctrl-C, a child can be killed.
+        run = self.children.run([sys.executable, "-c", _TYPST_CHILD, json.dumps(options)], cwd=self.build)
+        if run.returncode != 0:
+            raise LectureError(f"typst could not compile the handout: {run.stderr.strip()}", typ)
+
+
+# The Typst compile as a child process. SIGINT kills it at once (Python would only see the signal
+# after the compiler returned); its own exception text is the message.
+_TYPST_CHILD = """
+import json, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+import typst
+options = json.loads(sys.argv[1])
+try:
+    typst.compile(options.pop("input"), **options)
+except Exception as err:
+    sys.exit(str(err))
+"""
+
+
+class Children:
+    """The child processes of a write stage (pandoc, Typst), so that all of them can be stopped
+    when one format fails or the user presses Ctrl-C."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.running = set()
+        self.stopped = False
+
+    def run(self, argv, cwd):
+        """Run argv to its end; return a CompletedProcess with text output."""
+        with self.lock:
+            if self.stopped:
+                raise KeyboardInterrupt
+            process = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            self.running.add(process)
         try:
-            typst.compile(str(typ), output=str(pdf), root=str(self.project.root),
-                          font_paths=[str(handout_fonts(self.project))], ignore_system_fonts=True,
-                          timestamp=executed_at or 0, pdf_tags=True)
-        except Exception as err:  # typst raises its own error type with the diagnostics
-            raise LectureError(f"typst could not compile the handout: {err}", typ) from None
+            out, err = process.communicate()
+        except BaseException:
+            process.kill()
+            process.wait()
+            raise
+        finally:
+            with self.lock:
+                self.running.discard(process)
+        return subprocess.CompletedProcess(argv, process.returncode, out, err)
+
+    def stop(self):
+        with self.lock:
+            self.stopped = True
+            for process in self.running:
+                process.kill()

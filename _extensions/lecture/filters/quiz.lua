@@ -68,15 +68,16 @@ local function quiz(div)
 
   local out = pandoc.List({ pandoc.Para({ pandoc.Strong({ pandoc.Str(name) }) }) })
   out:extend(question)
-  local items = {}
+  -- The letter is the option's only marker (no bullet before it); copies keep the options as written.
+  local lettered = pandoc.List()
   for i, opt in ipairs(options) do
-    local blocks = opt.blocks:clone()
-    blocks[1].content:insert(1, pandoc.Str(C.letters[i] .. ") "))
-    table.insert(items, blocks)
+    local inlines = pandoc.Inlines({ pandoc.Strong({ pandoc.Str(C.letters[i] .. ")") }), pandoc.Space() })
+    inlines:extend(pandoc.utils.blocks_to_inlines(opt.blocks))
+    lettered:insert(pandoc.Para(inlines))
   end
-  out:insert(pandoc.BulletList(items))
-  local key = pandoc.List({ pandoc.Para({ pandoc.Strong({ pandoc.Str(name .. ": " .. C.letters[right]) }),
-    pandoc.Str(" — ") }) })
+  out:insert(pandoc.Div(lettered, pandoc.Attr("", { "quiz-options" })))
+  local key = pandoc.List({ pandoc.Para({ pandoc.Strong({ pandoc.Str(name .. ": " .. C.letters[right] .. ")") }),
+    pandoc.Space() }) })
   key[1].content:extend(pandoc.utils.blocks_to_inlines(options[right].blocks))
   key:extend(explain)
   C.quiz_key:extend(key)

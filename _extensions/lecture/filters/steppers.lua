@@ -1,6 +1,8 @@
 -- A stepper: one code cell whose `code-line-numbers: "|1-2|3"` declares highlight steps, and an
 -- ordered list with one explanation per step.
--- Slides: the code once, highlighted step by step; each explanation appears with its step.
+-- Slides: the code once, highlighted step by step; one short explanation at a time (the item's
+-- bold lead and first sentence; the rest is for the handout and the notes), and the output appears
+-- with the step whose lines print it, never before.
 -- Handout: the code, then the numbered steps, each naming its lines.
 local C = require("common")
 
@@ -54,6 +56,82 @@ local QUARTO_FRAGMENT_INDEX = [[
 ]]
 local included = false
 
+-- The line numbers a step highlights: "7-8" -> {7, 8}; "6,8" -> {6, 8}.
+local function lines_of(spec)
+  local lines = {}
+  for part in spec:gmatch("[^,]+") do
+    local a, b = part:match("^%s*(%d+)%s*%-%s*(%d+)%s*$")
+    if a then
+      for n = tonumber(a), tonumber(b) do table.insert(lines, n) end
+    elseif part:match("%d") then
+      table.insert(lines, tonumber(part:match("%d+")))
+    end
+  end
+  return lines
+end
+
+-- For each print call in the code (in order), the first step that highlights its line.
+local function print_steps(code_text, steps)
+  local source = {}
+  for line in (code_text .. "\n"):gmatch("([^\n]*)\n") do table.insert(source, line) end
+  local first_step = {}
+  for k, spec in ipairs(steps) do
+    for _, n in ipairs(lines_of(spec)) do
+      if not first_step[n] then first_step[n] = k end
+    end
+  end
+  local prints = {}
+  for n, line in ipairs(source) do
+    for _ in line:gmatch("print%(") do table.insert(prints, first_step[n] or #steps) end
+  end
+  return prints
+end
+
+local function fragment(blocks, index)
+  return pandoc.Div(blocks, pandoc.Attr("", { "fragment", "stepper-output" }, { ["data-fragment-index"] = tostring(index) }))
+end
+
+-- The cell's output, revealed with its step: one printed line per print call when they match
+-- one to one, otherwise the whole output with the last step that prints.
+local function staged_output(out_div, prints, n_steps)
+  local block = out_div.content[1]
+  if #out_div.content ~= 1 or not block or block.t ~= "CodeBlock" then
+    return pandoc.Div({ fragment(out_div.content, prints[#prints] or n_steps) }, out_div.attr)
+  end
+  local lines = {}
+  for line in (block.text .. "\n"):gmatch("([^\n]*)\n") do table.insert(lines, line) end
+  if #lines ~= #prints or #prints == 0 then
+    return pandoc.Div({ fragment({ block }, prints[#prints] or n_steps) }, out_div.attr)
+  end
+  local groups, order = {}, {}
+  for i, line in ipairs(lines) do
+    local k = prints[i]
+    if not groups[k] then groups[k] = {}; table.insert(order, k) end
+    table.insert(groups[k], line)
+  end
+  local staged = {}
+  for _, k in ipairs(order) do
+    table.insert(staged, fragment({ pandoc.CodeBlock(table.concat(groups[k], "\n"), block.attr) }, k))
+  end
+  return pandoc.Div(staged, out_div.attr)
+end
+
+-- The slide's short form of an explanation: its bold lead and the first sentence after it.
+local function short(item)
+  local first = item[1]
+  if not first or (first.t ~= "Plain" and first.t ~= "Para") then return item end
+  local kept, seen = pandoc.Inlines({}), 0
+  for _, inline in ipairs(first.content) do
+    kept:insert(inline)
+    local text = pandoc.utils.stringify(inline)
+    if text:find("।") then
+      seen = seen + 1
+      if seen == 2 or (seen == 1 and inline.t ~= "Strong") then break end
+    end
+  end
+  return { pandoc.Plain(kept) }
+end
+
 local function stepper(div)
   local code = find_code(div.content)
   local list_index
@@ -77,15 +155,18 @@ local function stepper(div)
   if C.slides then
     -- reveal.js clones the code once per step as fragments numbered from the code's own index;
     -- starting at 1 gives step k the same index as explanation k. (find_code saw a copy.)
+    local prints = print_steps(code.text, steps)
     div = div:walk({ CodeBlock = function(cb)
       if cb.attributes["code-line-numbers"] then
         cb.attributes["data-fragment-index"] = "1"
         return cb
       end
+    end, Div = function(d)
+      if C.has_class(d, "cell-output") then return staged_output(d, prints, #steps) end
     end })
     local notes = {}
     for i, item in ipairs(items) do
-      local step = pandoc.Div(item, pandoc.Attr("", { "fragment", "stepper-step", "fade-in-then-semi-out" },
+      local step = pandoc.Div(short(item), pandoc.Attr("", { "fragment", "stepper-step", "current-visible" },
         { ["data-fragment-index"] = tostring(i) }))
       table.insert(step.content, 1, pandoc.Plain({ pandoc.Strong({ pandoc.Str(C.bn(i) .. ".") }), pandoc.Space() }))
       table.insert(notes, step)

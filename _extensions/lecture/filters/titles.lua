@@ -2,6 +2,8 @@
 -- and the English title. The revealjs template (pandoc's and Quarto's) builds the title slide from
 -- title, subtitle, author and date; the course goes in as the author line and the episode line as
 -- the date, each wrapped in a span the theme styles. The handout's cover reads the same fields itself.
+-- Parts: every numbered level-1 heading is a part of the lecture, "অংশ ০" … in document order. The
+-- number is real text in both products (slides say "অংশ ৫" and the handout's heading must match).
 local C = require("common")
 
 local function str(meta, key)
@@ -13,7 +15,25 @@ local function span(text, class, lang)
   return pandoc.Inlines({ pandoc.Span(pandoc.Inlines(text), pandoc.Attr("", { class }, attrs)) })
 end
 
+local part = -1
+
+local function number_part(header)
+  if header.level ~= 1 or header.classes:includes("unnumbered") then return nil end
+  part = part + 1
+  local label = "অংশ " .. C.bn(part)
+  if C.slides then
+    -- Its own line on the divider (theme.css); a space keeps copied text readable: "অংশ ৫ buffer".
+    header.content:insert(1, pandoc.Space())
+    header.content:insert(1, pandoc.Span({ pandoc.Str(label) }, pandoc.Attr("", { "part-number" })))
+  else
+    header.content:insert(1, pandoc.Space())
+    header.content:insert(1, pandoc.Str(label .. " ·"))
+  end
+  return header
+end
+
 return {
+  Header = number_part,
   Meta = function(meta)
     if not C.slides or not meta.title then return nil end
     local course, episode = str(meta, "course"), str(meta, "episode")

@@ -18,7 +18,7 @@ _KEY_MARKERS = ("Weights only load failed", "(1) In PyTorch", "WeightsUnpickler 
 
 
 class Renamed(DeliveryMLP):
-    """একই model, কিন্তু কেউ ``self.head``-এর নাম বদলে ``self.out`` রেখেছেন।"""
+    """DeliveryMLP-ই, শুধু শেষ স্তরের attribute-এর নাম ``out`` (আগে ছিল ``head``)।"""
 
     def __init__(self, x_mean=None, x_std=None, p_drop: float = 0.1):
         super().__init__(x_mean, x_std, p_drop)
@@ -37,7 +37,8 @@ def key_error_lines(err: BaseException, max_len: int = 160) -> list[str]:
     for line in text.splitlines():
         line = line.strip()
         if any(marker in line for marker in _KEY_MARKERS):
-            picked.append(line if len(line) <= max_len else line[: max_len - 2].rstrip() + " …")
+            # Cut at a space, never inside a word.
+            picked.append(line if len(line) <= max_len else line[: max_len - 1].rsplit(" ", 1)[0] + " …")
     return picked
 
 
@@ -105,7 +106,7 @@ def state_io_demo(state_path, workdir=None) -> dict:
 def format_state_io(r: dict) -> str:
     lines = [
         f"{r['sd_type']} | keys: {r['keys']}",
-        f"torch.load default weights_only = {r['weights_only_default']}",
+        f"torch.load-এর signature-এ weights_only-এর default: {r['weights_only_default']}",
         r["load_result"],
         f"prediction: {r['prediction']}",
     ]
@@ -118,5 +119,5 @@ def format_state_io(r: dict) -> str:
         lines.append("strict=False-এও RuntimeError: " + r["size_error_lenient"])
     for line in r["unpickling_lines"]:
         lines.append("  " + line)
-    lines.append("weights_only=False: " + r["whole_type"])
+    lines.append("নিজের ফাইল, weights_only=False দিয়ে খোলা → " + r["whole_type"])
     return "\n".join(lines)

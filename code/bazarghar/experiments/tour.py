@@ -3,7 +3,6 @@ nn.Linear-এর হিসাব হাতে মেলানো, আর default
 
 from __future__ import annotations
 
-import numpy as np
 import torch
 
 from ..data import DATA_SEED, make_orders
@@ -14,7 +13,7 @@ def module_tour(seed: int = DATA_SEED) -> dict:
     """ফেরত dict-এর key:
 
     ``model``, ``torch_version``, ``repr`` (print(model)-এর লেখা), ``params``
-    (নাম, আকার, সংখ্যা-র তালিকা), ``total`` (২০৯), ``buffers`` (নাম → ৩ দশমিকে মান),
+    (নাম, আকার, সংখ্যা-র তালিকা), ``total`` (২০৯), ``buffers`` (নাম → float32 মান, ৩ দশমিকে),
     ``weight_shape`` (১৬, ৩), ``bias_shape`` (১৬,), ``linear_max_diff`` (lin(z) বনাম
     z Wᵀ + b, ০.০), ``max_abs_weight`` (seed 42-এ ০.৫৭০২), ``init_bound`` (1/√৩)।
     """
@@ -23,7 +22,9 @@ def module_tour(seed: int = DATA_SEED) -> dict:
     model = DeliveryMLP(X.mean(0), X.std(0))
 
     params = [(name, tuple(p.shape), p.numel()) for name, p in model.named_parameters()]
-    buffers = {name: [round(v, 3) for v in b.tolist()] for name, b in model.named_buffers()}
+    # Rounded in float32, as the lecture prints them (buf.numpy().round(3)); rounding the same
+    # values as Python floats can land one unit away in the last digit (3.013 vs 3.012).
+    buffers = {name: b.detach().numpy().round(3) for name, b in model.named_buffers()}
 
     lin = model.hidden[0]
     with torch.no_grad():
@@ -48,13 +49,13 @@ def module_tour(seed: int = DATA_SEED) -> dict:
 def format_tour(r: dict) -> str:
     lines = ["torch " + r["torch_version"], r["repr"]]
     for name, shape, n in r["params"]:
-        lines.append(f"{name:16s} {str(shape):9s} {n:4d}")
-    lines.append(f"মোট parameter: {r['total']}")
+        lines.append(f"{n:>4} ← {name} {shape}")
+    lines.append(f"{r['total']:>4} = সব parameter-এর যোগফল")
     for name, values in r["buffers"].items():
-        lines.append(f"buffer: {name} {np.array(values)}")
-    lines.append(f"weight {r['weight_shape']} | bias {r['bias_shape']}")
+        lines.append(f"buffer {name} (গোনার বাইরে): {values}")
+    lines.append(f"W আর b-এর আকার → {r['weight_shape']} {r['bias_shape']}")
     lines.append(f"max |lin(z) − (z Wᵀ + b)| = {r['linear_max_diff']}")
-    lines.append(f"|W| সর্বোচ্চ: {r['max_abs_weight']} | 1/√in = {r['init_bound']}")
+    lines.append(f"সবচেয়ে বড় |W| {r['max_abs_weight']}, সীমা 1/√in = {r['init_bound']}")
     return "\n".join(lines)
 
 

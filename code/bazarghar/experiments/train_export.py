@@ -81,14 +81,14 @@ def format_train_export(r: dict) -> str:
     for k, shape in r["shapes"]:
         lines.append(f"{k:15s} {shape}")
     for o, p in zip(r["orders"], r["numpy64"]):
-        lines.append(f"{o[0]:4.1f} km, {int(o[1])} পণ্য, বৃষ্টি {int(o[2])}: {p:.12f} মিনিট")
+        lines.append(f"দূরত্ব {o[0]:g} km · পণ্য {int(o[1])} · বৃষ্টি {int(o[2])} → {p:.12f} মিনিট")
     d64, d32 = r["diff64"], r["diff32"]
-    lines.append(f"float64: max |NumPy − PyTorch| = {d64['max_abs']:.1e}")
+    lines.append(f"NumPy বনাম PyTorch, float64-এ সবচেয়ে বড় ফারাক {d64['max_abs']:.1e}")
     lines.append(
-        f"float32: max |NumPy − PyTorch| = {d32['max_abs']:.1e} "
+        f"NumPy বনাম PyTorch, float32-এ সবচেয়ে বড় ফারাক {d32['max_abs']:.1e} "
         f"(= {d32['max_ulps']:.0f} ulp; সারি ধরে ulp {[round(u) for u in d32['ulps']]})"
     )
-    lines.append(f"float32 বনাম float64: {r['diff_32_vs_64']['max_abs']:.1e} মিনিট")
+    lines.append(f"একই NumPy forward, float32 আর float64-এর ফারাক {r['diff_32_vs_64']['max_abs']:.1e} মিনিট")
     lines.append(f"ছাপা ১২ দশমিকের সঙ্গে (float64): {r['diff64_printed']['max_abs']:.1e}")
     a64, a32 = r["all64"], r["all32"]
     lines.append(f"৪০০টি অর্ডারে float64: max {a64['max_abs']:.1e}")

@@ -6,7 +6,9 @@
   scripts/check --accept LABEL ...         record only these cells' outputs
   scripts/check --compare-python PATH      the upgrade report: this environment vs another interpreter
 
-Exit status 0 when every output is as expected and every claim holds, 1 otherwise.
+Exit status 0 when every output is as expected and every claim holds, 1 otherwise; with
+--compare-python, 3 when that interpreter cannot run the lectures (missing, a directory, no
+ipykernel, no torch), 1 when an output differs between the two or from tests/expected there.
 """
 import argparse
 import os
@@ -16,7 +18,7 @@ from ..errors import LectureError, run_command
 from ..execute import progress_printer
 from ..project import Project
 from .accept import accept, unknown_labels
-from .envs import compare_environments, table
+from .envs import UNUSABLE, UnusablePython, compare_environments, table, usable_python
 from .html_report import write_check_report, write_compare_report
 from .report import lecture_report, summary
 from .run import check_lecture
@@ -53,15 +55,23 @@ def _rel(project, path):
 
 
 def run_compare(args, project, say):
+    from pathlib import Path
+    # Relative to where the command was typed (scripts/check changes to the project folder first).
+    try:
+        python = usable_python(args.compare_python, os.environ.get("LECTUREKIT_CWD") or os.getcwd())
+    except UnusablePython as err:
+        print(f"error: {err}", file=sys.stderr)
+        return UNUSABLE
+    expected_dir = Path(args.expected).resolve() if args.expected else None
     comparisons = []
     for lecture_dir in project.lectures(args.lectures):
-        comp = compare_environments(project, lecture_dir, args.compare_python, fresh=args.fresh,
-                                    progress=None if args.quiet else say)
+        comp = compare_environments(project, lecture_dir, python, fresh=args.fresh,
+                                    progress=None if args.quiet else say, expected_dir=expected_dir)
         print(table(comp))
         comparisons.append(comp)
     path = write_compare_report(args.html or project.output_dir / "compare-report.html", comparisons)
     print(f"HTML report: {_rel(project, path)}")
-    return 1 if any(c.differing or c.claims_failed_there for c in comparisons) else 0
+    return 1 if any(c.failed for c in comparisons) else 0
 
 
 def run_check(args, project, say):

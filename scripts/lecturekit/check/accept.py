@@ -21,7 +21,7 @@ def accept(checked, project_root, labels=None):
         if result.status == "stale":
             removed.add(result.label)
         else:
-            new[result.label] = entry_for(result.got, checked.versions)
+            new[result.label] = entry_for(result.got, checked.versions, result.cell.digests if result.cell else None)
     if new or removed:
         checked.expectations.write(new, removed, checked.document_order)
         compare_all(checked, project_root)

@@ -1,7 +1,8 @@
 """tests/expected/<lecture>.yaml: each output-producing cell's expected output, keyed by its label.
 
     tour-build:
-      versions: {python: 3.11.7, torch: 2.13.0+cpu, numpy: 2.4.6}
+      versions: {python: 3.11.7, torch: 2.13.0+cpu, numpy: 2.4.6, cpu_capability: AVX512, ...}
+      code: {cell: 3f2a…, before: 9c1e…}
       outputs:
       - stdout: |
           DeliveryMLP(
@@ -16,12 +17,12 @@ from pathlib import Path
 import yaml
 
 from ..errors import LectureError
+from .cause import fingerprint
 
 HEADER = ("# Expected outputs of lecture {name}, one entry per cell that produces output, keyed by its\n"
           "# label, with the versions they were recorded under. Checked by `scripts/check {name}`;\n"
           "# `scripts/check {name} --accept [LABEL ...]` rewrites the entries whose output changed.\n")
 TOP_KEY = re.compile(r"^[^\s#\-.]")
-VERSION_KEYS = ("python", "torch", "numpy")
 
 
 class _Flow(dict):
@@ -41,13 +42,24 @@ _Dumper.add_representer(_Flow, lambda d, m: d.represent_mapping("tag:yaml.org,20
                                                                 flow_style=True))
 
 
-def entry_for(items, versions):
-    """The stored form of one cell's outputs."""
-    return {"versions": {k: versions.get(k) for k in VERSION_KEYS}, "outputs": items}
+def entry_for(items, versions, code=None):
+    """The stored form of one cell's outputs: what they ran under (cause.FINGERPRINT_KEYS), the
+    code digests (cause.code_digests) and the outputs."""
+    entry = {"versions": fingerprint(versions)}
+    if code:
+        entry["code"] = code
+    entry["outputs"] = items
+    return entry
+
+
+def _flow(value):
+    return _Flow({k: _flow(v) for k, v in value.items()}) if isinstance(value, dict) else value
 
 
 def dump_entry(label, entry):
-    entry = {"versions": _Flow(entry.get("versions") or {}), "outputs": entry.get("outputs") or []}
+    entry = {"versions": _flow(entry.get("versions") or {}),
+             **({"code": _Flow(entry["code"])} if entry.get("code") else {}),
+             "outputs": entry.get("outputs") or []}
     text = yaml.dump({label: entry}, Dumper=_Dumper, sort_keys=False, allow_unicode=True,
                      width=1_000_000, default_flow_style=False)
     # A `|+` scalar makes PyYAML close the document with `...`; entries share one document.

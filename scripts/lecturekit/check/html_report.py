@@ -77,11 +77,13 @@ table.envs { border-collapse: collapse; } table.envs td, table.envs th { border:
 {% for lec in lectures %}
 <h2>{{ lec.name }}</h2>
 <p class="muted">{{ lec.timing }}{% if lec.versions %} · {{ lec.versions }}{% endif %}</p>
+{% if lec.environments %}<ul class="envlist">{% for e in lec.environments %}<li>{{ e }}</li>{% endfor %}</ul>{% endif %}
 <p>{{ lec.summary }}</p>
 {% if lec.rows %}
-<table class="envs"><tr><th>cell</th><th>file:line</th><th>section</th><th>differs</th><th>short diff</th></tr>
+<table class="envs"><tr><th>cell</th><th>file:line</th><th>section</th><th>differs</th><th>tests/expected there</th><th>short diff</th></tr>
 {% for r in lec.rows %}<tr><td>{{ r.label }}</td><td class="where">{{ r.where }}</td><td>{{ r.heading }}</td>
-<td>{% if r.differs %}<b>yes</b>{% else %}<span class="ok">no</span>{% endif %}</td><td class="where">{{ r.short }}</td></tr>
+<td>{% if r.differs %}<b>yes</b>{% else %}<span class="ok">no</span>{% endif %}</td>
+<td>{% if r.expected == "ok" %}<span class="ok">ok</span>{% else %}<b>{{ r.expected }}</b>{% endif %}</td><td class="where">{{ r.short }}</td></tr>
 {% endfor %}</table>
 {% endif %}
 {% for p in lec.problems %}
@@ -90,6 +92,7 @@ table.envs { border-collapse: collapse; } table.envs td, table.envs th { border:
  <span class="where">{{ p.where }}</span></div>
 <div>{{ p.message }}</div>
 {% if p.versions %}<div class="muted">{{ p.versions }}</div>{% endif %}
+{% if p.cause %}<div class="cause">{{ p.cause }}</div>{% endif %}
 {% if p.rows %}<table class="diff"><tr><th>{{ p.left }}</th><th>{{ p.right }}</th></tr>
 {% for l, r, kind in p.rows %}<tr class="{{ kind }}"><td class="l">{{ l }}</td><td class="r">{{ r }}</td></tr>
 {% endfor %}</table>{% endif %}
@@ -123,6 +126,7 @@ def write_check_report(path, checkeds, title="Output check"):
                 "where": r.cell.where if r.cell else str(checked.expectations.path), "message": r.message,
                 "versions": (f"expected output recorded under {versions_text(r.expected_versions)}; "
                              f"this run: {versions_text(checked.versions)}") if r.expected_versions else "",
+                "cause": r.cause,
                 "rows": side_by_side(r.expected or [], r.got or []), "left": "expected", "right": "got",
                 "readers": [line.strip() for line in reader_lines(r.readers, "")]})
         claims = [{"where": f"{c['file']}:{c['line']}", "sentence": c["sentence"], "expr": c["expr"],
@@ -135,18 +139,27 @@ def write_check_report(path, checkeds, title="Output check"):
 
 
 def write_compare_report(path, comparisons):
+    from .envs import environment_lines
+    from .report import reader_lines
     lectures = []
     for comp in comparisons:
         rows = [{"label": r.name, "where": r.where, "heading": r.heading, "differs": r.differs,
-                 "short": r.short} for r in comp.rows]
+                 "short": r.short, "expected": r.expected} for r in comp.rows]
         problems = [{"kind": "DIFFERS", "label": r.name, "heading": r.heading, "where": r.where,
                      "message": "", "versions": "", "rows": side_by_side(r.here or [], r.there or []),
                      "left": f"this environment ({versions_text(comp.here_versions)})",
-                     "right": f"{comp.python} ({versions_text(comp.there_versions)})", "readers": []}
+                     "right": f"{comp.python} ({versions_text(comp.there_versions)})",
+                     "readers": [line.strip() for line in reader_lines(r.readers, "")]}
                     for r in comp.rows if r.differs]
+        problems += [{"kind": "NOT AS EXPECTED THERE", "label": r.label, "heading": r.cell.heading if r.cell else "",
+                      "where": r.cell.where if r.cell else "", "message": r.message + " (tests/expected, under "
+                      "the other environment)", "versions": "", "cause": r.cause,
+                      "rows": side_by_side(r.expected or [], r.got or []), "left": "tests/expected",
+                      "right": f"{comp.python}", "readers": []} for r in comp.expected_failed_there]
         claims = [{"where": f"{c['file']}:{c['line']}", "sentence": c["sentence"], "expr": c["expr"],
                    "state": "fails under the other environment"} for c in comp.claims_failed_there]
         lectures.append({"name": comp.name, "timing": comp.timing_text, "versions": "",
+                         "environments": [line.split("] ", 1)[1] for line in environment_lines(comp)],
                          "summary": comp.summary, "problems": problems, "claims": claims, "rows": rows})
     return _write(path, "Upgrade report: the same lectures under two environments", lectures)
 

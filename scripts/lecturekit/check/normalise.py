@@ -5,6 +5,7 @@ A cell's outputs become a list of one-key items, in order:
                     stdout before all of stderr, since the kernel may interleave the two differently)
   result / display  the text/plain of an execute_result / display_data
   figure-dot        a figure with DOT source (text/vnd.graphviz): the source, never the pixels
+  figure-data       a matplotlib figure: the data it shows (check/plots.py), never the pixels
   figure            a figure without such data (PNG, SVG, PDF): its text/plain
   error + message   a raised exception: its type (ename) and its message (evalue); not the traceback
 
@@ -19,6 +20,7 @@ Numbers are not normalised: they are compared exactly unless the cell declares `
 import re
 
 from ..emit import strip_ansi
+from .plots import PLOT_MIME, plot_text
 
 ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{8,16}\b")
 SITE_PACKAGES = re.compile(r"[^\s\"'(),]*/(?:site|dist)-packages/")
@@ -44,6 +46,8 @@ def _text(value):
 def _data_item(output_type, data):
     if "text/vnd.graphviz" in data:
         return {"figure-dot": _text(data["text/vnd.graphviz"])}
+    if PLOT_MIME in data:
+        return {"figure-data": plot_text(data[PLOT_MIME])}
     if any(m.startswith("image/") or m == "application/pdf" for m in data):
         return {"figure": _text(data.get("text/plain", ""))}
     if "text/plain" in data:

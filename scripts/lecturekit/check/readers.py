@@ -68,16 +68,22 @@ def forget_sources():
     _SOURCES.clear()
 
 
-def source_line(file, start, needle):
+def source_line(file, start, needle, occurrence=0):
     """The line, at or after `start`, of `file` that holds `needle` (a markdown run's recorded line is
-    where the run starts, which can be blank lines before its text)."""
+    where the run starts, which can be blank lines before its text); `occurrence` counts earlier
+    appearances of the same needle in the run to skip (one line can hold it twice)."""
     if file not in _SOURCES:
         try:
             _SOURCES[file] = Path(file).read_text(encoding="utf-8").split("\n")
         except OSError:
             _SOURCES[file] = []
     lines = _SOURCES[file]
-    return next((i + 1 for i in range(max(start - 1, 0), len(lines)) if needle in lines[i]), start)
+    seen = 0
+    for i in range(max(start - 1, 0), len(lines)):
+        seen += lines[i].count(needle)
+        if seen > occurrence:
+            return i + 1
+    return start
 
 
 def prose_readers(entries, position, project_root=None):
@@ -87,7 +93,7 @@ def prose_readers(entries, position, project_root=None):
     Returns dicts {kind: inline|claim, expr, file, line, value | sentence+ok}.
     """
     live = assigned_names(entries[position][1])
-    found, seen = [], set()
+    found = []
     for entry in entries[position + 1:]:
         if not live:
             break
@@ -97,13 +103,15 @@ def prose_readers(entries, position, project_root=None):
             continue
         _, block, meta = entry
         file = os.path.relpath(block.file, project_root) if project_root else str(block.file)
+        # Every occurrence counts: the same expression in the slide and in the handout text is
+        # two places the prose shows the value.
+        occurrences = {}
         for inline in meta.get("inline", []):
-            if (block.file, inline["expr"]) in seen:
-                continue
-            seen.add((block.file, inline["expr"]))
+            nth = occurrences.get(inline["expr"], 0)
+            occurrences[inline["expr"]] = nth + 1
             if read_names(inline["expr"], "eval") & live:
                 found.append({"kind": "inline", "expr": inline["expr"], "value": inline["value"],
-                              "file": file, "line": source_line(block.file, block.line, inline["expr"])})
+                              "file": file, "line": source_line(block.file, block.line, f"{{python}} {inline['expr']}`", nth)})
         for claim in meta.get("claims", []):
             if read_names(claim["expr"], "eval") & live:
                 found.append({"kind": "claim", "expr": claim["expr"], "sentence": claim["sentence"],

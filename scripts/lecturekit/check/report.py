@@ -7,7 +7,10 @@ TITLES = {
 
 
 def versions_text(versions):
-    return ", ".join(f"{k} {versions.get(k)}" for k in ("python", "torch", "numpy") if versions and k in versions)
+    """python, torch (with its build variant), numpy, and the kernels that did the arithmetic."""
+    names = (("python", "python"), ("torch", "torch"), ("numpy", "numpy"), ("cpu_capability", "CPU capability"),
+             ("torch_blas", "torch BLAS"), ("numpy_blas", "NumPy BLAS"), ("numpy_blas_core", "kernels"))
+    return ", ".join(f"{name} {versions.get(k)}" for k, name in names if versions and versions.get(k) is not None)
 
 
 def timing_line(checked):
@@ -43,6 +46,8 @@ def problem_lines(checked, result):
     if result.expected_versions and result.status != "stale":
         lines.append(f"    expected output recorded under {versions_text(result.expected_versions)}; "
                      f"this run: {versions_text(checked.versions)}")
+    if result.cause:
+        lines.append(f"    {result.cause}")
     lines += ["    " + line for line in result.diff]
     if result.readers:
         lines.append("    prose that reads this cell's results:")

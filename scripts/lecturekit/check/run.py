@@ -6,7 +6,9 @@ from dataclasses import dataclass, field
 
 from .. import qmd
 from ..build import execute_lecture
-from .compare import items_match, tolerance_of, unified_diff
+from .cause import code_digests, explain
+from .compare import items_match, texts_match, tolerance_of, unified_diff
+from .plots import changed_parts
 from .expectations import Expectations
 from .normalise import output_items
 from . import readers
@@ -29,6 +31,7 @@ class Cell:
     raised: bool
     items: list | None  # None: output hidden (output: false / include: false), not checked
     position: int  # index into Checked.entries
+    digests: dict | None = None  # cause.code_digests: this cell's code, and everything before it
 
     @property
     def name(self):
@@ -50,6 +53,7 @@ class CellCheck:
     diff: list = field(default_factory=list)
     readers: list = field(default_factory=list)
     expected_versions: dict | None = None
+    cause: str = ""  # what changed since the expectation was recorded (environment, code, neither)
 
     @property
     def failed(self):
@@ -121,13 +125,13 @@ def failed_claims(entries, project_root):
         for claim in entry[2].get("claims", []):
             total += 1
             if not claim.get("ok"):
-                failed.append({**claim, "line": claim_line(claim["file"], claim),
+                failed.append({**claim, "line": claim_line(os.path.join(project_root, claim["file"]), claim),
                                "file": os.path.relpath(claim["file"], project_root)
                                if os.path.isabs(claim["file"]) else claim["file"]})
     return failed, total
 
 
-def compare_cell(cell, entry, lecture_name):
+def compare_cell(cell, entry, lecture_name, versions=None):
     """One cell against its stored entry -> CellCheck."""
     tolerance = tolerance_of(cell.options, (cell.file, cell.line, cell.label))
     if entry is None:
@@ -153,6 +157,10 @@ def compare_cell(cell, entry, lecture_name):
         result.status = "drift"
         result.message = "output differs from the expectation" + (
             f" (beyond the declared tolerance {cell.options['tolerance']})" if tolerance else "")
+        changed = changed_parts(expected, cell.items, lambda a, b: texts_match(a, b, tolerance))
+        if changed:
+            result.message += "; plotted data changed: " + ", ".join(changed)
+    result.cause = explain(entry, cell.digests, versions or {})
     return result
 
 
@@ -170,7 +178,7 @@ def compare_all(checked, project_root):
                                      message="this cell produces output but has no label; "
                                              "add '#| label: …' so its output can be checked"))
             continue
-        result = compare_cell(cell, store.get(cell.label), checked.name)
+        result = compare_cell(cell, store.get(cell.label), checked.name, checked.versions)
         if result.status in ("drift", "no-longer-raises", "raised-differently"):
             result.readers = prose_readers(checked.entries, cell.position, project_root)
         results.append(result)
@@ -193,6 +201,9 @@ def check_lecture(project, lecture_dir, *, fresh=False, progress=None, expected_
     readers.forget_sources()
     execution = execute_lecture(project, lecture_dir, fresh=fresh, progress=progress, write=False)
     cells, entries = read_execution(execution, project.root)
+    digests = code_digests(cells, project.code_dir)
+    for cell in cells:
+        cell.digests = digests.get(cell.label)
     name = execution.lecture.name
     checked = Checked(name=name, expectations=Expectations(expected_path(project, name, expected_dir), name),
                       versions=execution.notebook.metadata["lecture"].get("versions", {}),

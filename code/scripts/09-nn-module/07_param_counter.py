@@ -1,9 +1,9 @@
 """পরীক্ষা ৭ · Parameter-এর হিসাবযন্ত্র
 
-চালান:  python 07_param_counter.py            (পর্বের পাঁচটি স্তূপ)
-        python 07_param_counter.py 784 256 10 (নিজের স্তূপ; --no-bias দিলে bias ছাড়া)
+চালান:  python 07_param_counter.py            (পর্বের পাঁচটি stack)
+        python 07_param_counter.py 784 256 10 (নিজের stack; --no-bias দিলে bias ছাড়া)
 
-প্রতিটি পাশাপাশি জোড়া একটি nn.Linear: out × in + out। হাতের গোনা nn.Sequential
+পরপর দুটি চওড়া মিলে একটি nn.Linear: out × in + out। হাতের গোনা nn.Sequential
 বানিয়ে count_params-এর সঙ্গেও মেলানো হয়।
 """
 

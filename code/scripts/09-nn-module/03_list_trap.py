@@ -2,7 +2,7 @@
 
 চালান:  python 03_list_trap.py
 
-একই ৩ → ১৬ → ৮ → ১ স্তূপ দুইভাবে: list-এ রাখলে forward চলে কিন্তু parameter ০,
+একই ৩ → ১৬ → ৮ → ১ stack দুইভাবে: list-এ রাখলে forward চলে কিন্তু parameter ০,
 state_dict খালি, আর optimizer ValueError দেয়; ModuleList-এ মোড়ালে ২০৯টি parameter আর ৬টি key।
 """
 

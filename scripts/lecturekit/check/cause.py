@@ -1,0 +1,77 @@
+"""Why a cell's output differs from its expectation: what changed since it was recorded.
+
+Each expectation stores the environment it was recorded under (versions with the build variant,
+torch's CPU capability, the BLAS libraries, the output-changing environment variables) and two code
+digests: the cell's own code, and everything before it that can change it (earlier cells and the
+course code under code/). Comparing both with this run says whether the environment, the code,
+both or neither changed; "neither" means the output is not reproducible as written.
+"""
+import hashlib
+import json
+
+from .. import cache
+
+# What is recorded per expectation, in this order.
+FINGERPRINT_KEYS = ("python", "torch", "numpy", "cpu_capability", "torch_blas", "numpy_blas", "numpy_blas_core",
+                    "env")
+
+
+def digest(obj) -> str:
+    return hashlib.sha256(json.dumps(obj, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:12]
+
+
+def code_digests(cells, code_dir) -> dict:
+    """Label -> {"cell": digest of its code, "before": digest of code/ and every earlier cell's code}."""
+    chain = hashlib.sha256(json.dumps(cache.file_digests(code_dir)).encode())
+    found = {}
+    for cell in cells:
+        if cell.label:
+            found[cell.label] = {"cell": digest(cell.code), "before": chain.copy().hexdigest()[:12]}
+        chain.update(b"\0" + cell.code.encode())
+    return found
+
+
+def fingerprint(versions: dict) -> dict:
+    return {k: versions[k] for k in FINGERPRINT_KEYS if versions.get(k) is not None}
+
+
+def _env_changes(was: dict, now: dict) -> list:
+    names = sorted(set(was) | set(now))
+    return [f"{n} {was.get(n, '(unset)')} → {now.get(n, '(unset)')}" for n in names if was.get(n) != now.get(n)]
+
+
+def environment_changes(recorded: dict, now: dict) -> list:
+    """'name was → now' for every recorded fingerprint entry this run differs in."""
+    changes = []
+    for key in FINGERPRINT_KEYS:
+        if key not in recorded:
+            continue  # recorded before this entry existed: unknown, not changed
+        if key == "env":
+            changes += _env_changes(recorded.get("env") or {}, now.get("env") or {})
+        elif recorded.get(key) != now.get(key):
+            changes.append(f"{key} {recorded.get(key)} → {now.get(key)}")
+    return changes
+
+
+def explain(entry: dict, digests: dict | None, versions: dict) -> str:
+    """One line: what changed between the recorded expectation and this run."""
+    env = environment_changes(entry.get("versions") or {}, versions)
+    recorded = entry.get("code")
+    code = []
+    if recorded and digests:
+        if recorded.get("cell") != digests.get("cell"):
+            code.append("this cell's code")
+        if recorded.get("before") != digests.get("before"):
+            code.append("an earlier cell or the course code (code/)")
+    parts = []
+    if env:
+        parts.append("the environment changed (" + "; ".join(env) + ")")
+    if code:
+        parts.append("the code changed (" + " and ".join(code) + ")")
+    if parts:
+        return "what changed since it was recorded: " + ", and ".join(parts)
+    if not recorded:
+        return ("the environment is the same; the code is unknown (recorded without code digests: "
+                "--accept records them)")
+    return ("neither the code nor the environment changed: the output is not reproducible as written "
+            "(time, unseeded randomness, thread scheduling?)")

@@ -1,0 +1,111 @@
+"""figures/<lecture>/: every figure a lecture's cells show, as files a reviewer sees change.
+
+Names come from the cell: its label (`fig-loss`, then `fig-loss-2` … for more figures in one cell);
+an unlabelled cell is named by its section file and its place there (`03-linear-cell4`), so two
+unlabelled cells never share a file. Each figure is written in every format the cell produced (SVG
+for the slides, PDF for the handout), only when its bytes changed, so an unchanged re-render leaves
+the files (and git) alone. `.generated` lists what the render wrote: a figure whose cell went away is
+removed, and a hand-drawn figure (never listed) is never touched.
+"""
+from __future__ import annotations
+
+import base64
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from .errors import LectureError
+
+FIGURES_DIR = "figures"
+MANIFEST = ".generated"
+FIGURE_MIMES = {"image/svg+xml": ".svg", "application/pdf": ".pdf", "image/png": ".png"}
+
+
+@dataclass(frozen=True)
+class CellFigure:
+    """One figure output of one cell."""
+    name: str  # file name without suffix
+    data: dict  # its display bundle
+    output_index: int  # position among the cell's outputs
+    position: int  # 1 for the cell's first figure, 2 for its second …
+
+
+def is_figure(output: dict) -> bool:
+    return output.get("output_type") in ("display_data", "execute_result") and any(
+        mime in output.get("data", {}) for mime in FIGURE_MIMES)
+
+
+def figure_bytes(mime: str, payload) -> bytes:
+    text = payload if isinstance(payload, str) else "".join(payload)
+    return text.encode("utf-8") if mime == "image/svg+xml" else base64.b64decode(text)
+
+
+def _section_stem(file: str | None) -> str:
+    return Path(file or "lecture").stem.lstrip("_") or "lecture"
+
+
+def cell_figures(nb) -> list[list[CellFigure]]:
+    """For every cell of the executed notebook (in order), its figures with their file names."""
+    per_file: dict[str, int] = {}
+    names: dict[str, str] = {}  # name -> where it came from, to refuse a clash
+    result = []
+    for cell in nb.cells:
+        figures: list[CellFigure] = []
+        if cell.cell_type == "code":
+            meta = cell.metadata.get("lecture", {})
+            file = meta.get("file")
+            per_file[file] = per_file.get(file, 0) + 1
+            base = meta.get("label") or f"{_section_stem(file)}-cell{per_file[file]}"
+            for index, output in enumerate(cell.get("outputs", [])):
+                if not is_figure(output):
+                    continue
+                name = base if not figures else f"{base}-{len(figures) + 1}"
+                where = f"{file}:{meta.get('line')}"
+                if name in names:
+                    raise LectureError(f"figure name '{name}' is also the name of a figure at {names[name]}; "
+                                       "give this cell another label", file, meta.get("line"), meta.get("label"))
+                names[name] = where
+                figures.append(CellFigure(name, dict(output.get("data", {})), index, len(figures) + 1))
+        result.append(figures)
+    return result
+
+
+def write_if_changed(path: Path, data: bytes) -> bool:
+    """Write atomically, and not at all when the file already holds these bytes."""
+    try:
+        if path.read_bytes() == data:
+            return False
+    except OSError:
+        pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # Aside and renamed: the other format's writer may read or write this figure at the same moment.
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+    return True
+
+
+def lecture_figures_dir(project_root: Path, lecture_name: str) -> Path:
+    return Path(project_root) / FIGURES_DIR / lecture_name
+
+
+def write_figures(nb, project_root: Path, lecture_name: str) -> list[Path]:
+    """Write every figure of the notebook to figures/<lecture>/; return the files that changed."""
+    folder = lecture_figures_dir(project_root, lecture_name)
+    wanted, changed = [], []
+    for figures in cell_figures(nb):
+        for figure in figures:
+            for mime, suffix in FIGURE_MIMES.items():
+                if mime in figure.data:
+                    path = folder / f"{figure.name}{suffix}"
+                    wanted.append(path.name)
+                    if write_if_changed(path, figure_bytes(mime, figure.data[mime])):
+                        changed.append(path)
+    manifest = folder / MANIFEST
+    before = manifest.read_text(encoding="utf-8").split() if manifest.exists() else []
+    for stale in set(before) - set(wanted):
+        (folder / stale).unlink(missing_ok=True)
+    if wanted or before:
+        write_if_changed(manifest, "".join(f"{name}\n" for name in sorted(wanted)).encode("utf-8"))
+    return changed

@@ -1,0 +1,54 @@
+"""The environment a lecture's kernel runs in, and the part of it that can change an output.
+
+Two kinds of settings:
+  FIXED     always set: the terminal (no colours, fixed width), hashing, the plot backend.
+  DEFAULTS  numeric settings that make outputs reproducible; a caller who sets one explicitly
+            (e.g. `ATEN_CPU_CAPABILITY=default scripts/check`, `OMP_NUM_THREADS=2`) overrides it.
+
+Every variable that can change a printed number (`output_env`) is part of the execution cache key,
+so a run under other kernels never answers for a plain one. Stdlib only: the cache key needs it.
+"""
+import os
+
+FIXED = {
+    "PYTHONHASHSEED": "0",
+    "NO_COLOR": "1",
+    "TERM": "dumb",
+    "COLUMNS": "100",
+    # Figures a cell shows reach the notebook as displays (courseplot.setup_kernel picks their formats).
+    "MPLBACKEND": "module://matplotlib_inline.backend_inline",
+}
+
+DEFAULTS = {
+    # One thread: a reduction split across threads is summed in another order.
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    # MKL's conditional numerical reproducibility: the same code path (and so the same rounding)
+    # on every Intel and AMD x86-64 CPU, instead of one picked per vendor and vector width.
+    "MKL_CBWR": "COMPATIBLE",
+}
+
+# Prefixes of variables read by torch, MKL, oneDNN, OpenMP, OpenBLAS and NumPy that select kernels,
+# threads or precision: any of them can change the last bits of a result.
+OUTPUT_PREFIXES = ("ATEN_", "MKL_", "OMP_", "KMP_", "GOMP_", "OPENBLAS_", "GOTO_", "BLIS_", "DNNL_", "ONEDNN_",
+                   "TORCH_", "PYTORCH_", "NPY_", "NUMPY_", "CUBLAS_", "CUDA_")
+OUTPUT_NAMES = ("PYTHONHASHSEED", "TZ", "LANG", "LC_ALL", "LC_NUMERIC", "COLUMNS")
+
+
+def kernel_env(base: dict | None = None, code_dir=None) -> dict:
+    """The complete environment for a kernel started from `base` (default: this process's)."""
+    base = dict(os.environ if base is None else base)
+    env = {**DEFAULTS, **base, **FIXED}
+    if code_dir is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(code_dir)] + ([base["PYTHONPATH"]] if base.get("PYTHONPATH") else []))
+    return env
+
+
+def is_output_variable(name: str) -> bool:
+    return name.startswith(OUTPUT_PREFIXES) or name in OUTPUT_NAMES
+
+
+def output_env(base: dict | None = None) -> dict:
+    """The variables of the kernel's environment that can change an output, sorted by name."""
+    env = kernel_env(base)
+    return {k: env[k] for k in sorted(env) if is_output_variable(k)}
