@@ -359,15 +359,15 @@ print(os.path.basename(os.getcwd()))
 
 EARLY_CLOSE = {
     # name: (body after GOOD, the line to blame (its whole text, which occurrence), what the message says)
-    "exercise closed before its solution": (
-        "\n::: {.exercise}\nপ্রশ্ন।\n:::\n\n::: {.solution}\nউত্তর।\n:::\n:::\n", (":::", 1), "too early"),
+    "exercise closed before its answer": (
+        "\n::: {.exercise}\nপ্রশ্ন।\n:::\n\n::: {.answer}\nউত্তর।\n:::\n:::\n", (":::", 1), "too early"),
     "quiz closed before its explanation": (
         "\n::: {.quiz}\nকোনটি?\n\n- [ ] এক\n- [x] দুই\n:::\n::: {.explain}\nকারণ।\n:::\n:::\n", (":::", 1),
         "too early"),
     "narrow close of a wide div": (
         "\n:::: {.columns}\n::: {.column}\nবাম\n:::\n::: {.column}\nডান\n:::\n\nনিচে\n:::\n::::\n",
         (":::", 3), "too early"),
-    "solution outside any exercise": ("\n::: {.solution}\nউত্তর।\n:::\n", ("::: {.solution}", 1),
+    "answer outside any exercise": ("\n::: {.answer}\nউত্তর।\n:::\n", ("::: {.answer}", 1),
                                       "belongs inside a .exercise or .discussion"),
 }
 

@@ -226,13 +226,14 @@ REVEALJS = Format(
         "margin": var("margin"), "transition": var("transition"), "controls": var("controls"),
         "progress": var("progress"), "hash": var("hash"), "center": var("center"),
         "history": var("history"), "navigation-mode": var("navigationMode"),
+        "controls-layout": var("controlsLayout"),
         "slide-level": arg("--slide-level"), "incremental": switch("--incremental"),
         "css": paths("--css"), "include-after-body": paths("--include-after-body"),
         "include-in-header": paths("--include-in-header"), "theme": var("theme"), "highlightjs-theme": var("highlightjs-theme"),
         # Fixed by this renderer: always KaTeX, always one self-contained file.
         "html-math-method": ignored, "embed-resources": ignored, "self-contained-math": ignored,
         "code-line-numbers": ignored, "highlight-style": ignored, "slide-tone": ignored,
-        "output-file": ignored,
+        "output-file": ignored, "menu": ignored,
         # `![…](../../figures/09-nn-module/drawn)`: the slides take drawn.svg, the handout drawn.pdf.
         "default-image-extension": arg("--default-image-extension"),
     },
@@ -253,8 +254,9 @@ TYPST = Format(
         "section-numbering": var("section-numbering"), "fontsize": var("fontsize"),
         "mainfont": var("mainfont"), "margin": var("margin"), "columns": var("columns"),
         "include-in-header": paths("--include-in-header"),
+        "syntax-highlighting": lambda value, root: [f"--syntax-highlighting={value}"],
         # Quarto-only: its typst partials call the same handout.typ that our template imports.
-        "template-partials": ignored, "keep-typ": ignored, "output-file": ignored,
+        "template-partials": ignored, "keep-typ": ignored, "keep-ipynb": ignored, "output-file": ignored,
         "default-image-extension": arg("--default-image-extension"),
     },
     # Typst mangles Bengali inside SVG: the handout takes the PDF rendering of the same figure.

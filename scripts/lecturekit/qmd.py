@@ -36,7 +36,7 @@ DIV_CLASSES = {
     "notes", "fragment", "incremental", "nonincremental", "columns", "column",
     "content-visible", "content-hidden", "smaller", "r-fit-text", "r-stack",
     "callout-note", "callout-tip", "callout-warning", "callout-important", "callout-caution",
-    "stepper", "quiz", "explain", "exercise", "discussion", "solution", "remember", "glossary",
+    "stepper", "quiz", "explain", "exercise", "discussion", "answer", "remember", "glossary",
     "claim", "appendix", "scrollable",
 }
 
@@ -410,11 +410,11 @@ class _Div:
 
 
 # Divs that only mean something inside another one.
-REQUIRED_PARENT = {"solution": ("exercise", "discussion"), "explain": ("quiz",), "column": ("columns",)}
+REQUIRED_PARENT = {"answer": ("exercise", "discussion"), "explain": ("quiz",), "column": ("columns",)}
 
 
 def _check_nesting(div, divs, closed, path):
-    """A .solution outside any .exercise usually means the exercise's ':::' came too early: blame
+    """An .answer outside any .exercise usually means the exercise's ':::' came too early: blame
     that ':::', not the stray one the reader would otherwise be sent to at the end."""
     for cls in div.classes:
         parents = REQUIRED_PARENT.get(cls)
