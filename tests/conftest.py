@@ -13,6 +13,18 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PYTHON = sys.executable
+# The kit's commands, installed into the venv by scripts/setup (pyproject.toml [project.scripts]).
+BIN = Path(PYTHON).parent
+RENDER, CHECK = str(BIN / "lecture-render"), str(BIN / "lecture-check")
+
+# A venv copied from another checkout would run that checkout's kit: scripts/setup re-installs it.
+try:
+    import lecturekit
+except ModuleNotFoundError:
+    pytest.exit("the kit is not installed in this venv: run scripts/setup", returncode=4)
+if Path(lecturekit.__file__).resolve().parents[2] != ROOT:
+    pytest.exit(f"this venv's lecturekit is {Path(lecturekit.__file__).parent}, not this checkout's: "
+                "run scripts/setup", returncode=4)
 
 from lecturekit.frontmatter import with_defaults
 from lecturekit.qmd import split_front_matter
@@ -31,15 +43,13 @@ FRONT = textwrap.dedent("""\
 
 def run_render(project, *args, env=None):
     """Run the render CLI in `project`; return the CompletedProcess."""
-    full_env = {**os.environ, "PYTHONPATH": str(ROOT / "scripts"), **(env or {})}
-    return subprocess.run([PYTHON, "-m", "lecturekit.render", *args], cwd=project, env=full_env,
+    return subprocess.run([RENDER, *args], cwd=project, env={**os.environ, **(env or {})},
                           capture_output=True, text=True, timeout=600)
 
 
 def run_check(project, *args, env=None):
     """Run the check CLI in `project`; return the CompletedProcess."""
-    full_env = {**os.environ, "PYTHONPATH": str(ROOT / "scripts"), **(env or {})}
-    return subprocess.run([PYTHON, "-m", "lecturekit.check", *args], cwd=project, env=full_env,
+    return subprocess.run([CHECK, *args], cwd=project, env={**os.environ, **(env or {})},
                           capture_output=True, text=True, timeout=600)
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FRONT, PYTHON, ROOT, MiniProject
+from conftest import FRONT, RENDER, MiniProject
 from test_pipeline import GOOD, line_of
 
 
@@ -163,9 +163,7 @@ def test_cell_option_yaml_error_points_at_the_opening_quote(copy):
 
 def start_render(mini, *args, quiet=True, **popen):
     """The render CLI started in the background (the same command as conftest.run_render)."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "scripts")}
-    return subprocess.Popen([PYTHON, "-m", "lecturekit.render", *(["--quiet"] if quiet else []), *args],
-                            cwd=mini.root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    return subprocess.Popen([RENDER, *(["--quiet"] if quiet else []), *args], cwd=mini.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             **popen)
 
 
@@ -348,8 +346,7 @@ print(os.path.basename(os.getcwd()))
     assert mini.render().returncode == 0
     copied = tmp_path_factory.mktemp("elsewhere") / "course"
     shutil.copytree(mini.root, copied, symlinks=True)
-    result = subprocess.run([PYTHON, "-m", "lecturekit.render", "--quiet", "--force"], cwd=copied,
-                            env={**os.environ, "PYTHONPATH": str(ROOT / "scripts")}, capture_output=True, text=True)
+    result = subprocess.run([RENDER, "--quiet", "--force"], cwd=copied, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert "cache hit" in result.stderr
     notebook = Path("_build") / "demo" / "demo.ipynb"
@@ -362,15 +359,15 @@ print(os.path.basename(os.getcwd()))
 
 EARLY_CLOSE = {
     # name: (body after GOOD, the line to blame (its whole text, which occurrence), what the message says)
-    "exercise closed before its solution": (
-        "\n::: {.exercise}\nপ্রশ্ন।\n:::\n\n::: {.solution}\nউত্তর।\n:::\n:::\n", (":::", 1), "too early"),
+    "exercise closed before its answer": (
+        "\n::: {.exercise}\nপ্রশ্ন।\n:::\n\n::: {.answer}\nউত্তর।\n:::\n:::\n", (":::", 1), "too early"),
     "quiz closed before its explanation": (
         "\n::: {.quiz}\nকোনটি?\n\n- [ ] এক\n- [x] দুই\n:::\n::: {.explain}\nকারণ।\n:::\n:::\n", (":::", 1),
         "too early"),
     "narrow close of a wide div": (
         "\n:::: {.columns}\n::: {.column}\nবাম\n:::\n::: {.column}\nডান\n:::\n\nনিচে\n:::\n::::\n",
         (":::", 3), "too early"),
-    "solution outside any exercise": ("\n::: {.solution}\nউত্তর।\n:::\n", ("::: {.solution}", 1),
+    "answer outside any exercise": ("\n::: {.answer}\nউত্তর।\n:::\n", ("::: {.answer}", 1),
                                       "belongs inside a .exercise or .discussion"),
 }
 

@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "scripts"))
 
 from lecturekit import cache, kernelenv, qmd  # noqa: E402
 from lecturekit.check.__main__ import main  # noqa: E402

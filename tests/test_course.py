@@ -11,10 +11,8 @@ import zipfile
 import pytest
 
 from conftest import FRONT, ROOT, run_render
-
-sys.path.insert(0, str(ROOT / "scripts"))
-from lecturekit.project import Project  # noqa: E402
-from lecturekit.writers import handout_fonts  # noqa: E402
+from lecturekit.project import Project
+from lecturekit.formats import handout_fonts
 
 LECTURE = textwrap.dedent("""\
     # হিসাব {{#sec-count}}

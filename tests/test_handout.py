@@ -13,7 +13,7 @@ from conftest import every_lecture, lectures_with, pdf_text
 
 BENGALI = re.compile("[\u0980-\u09ff]")
 BN_DIGITS = str.maketrans("0123456789", "০১২৩৪৫৬৭৮৯")
-WITH_ANSWERS = lectures_with(r"\{\.(?:solution|explain)\b")
+WITH_ANSWERS = lectures_with(r"\{\.(?:answer|explain)\b")
 WITH_FIGURES = lectures_with(r"#\| label: fig-")
 
 
@@ -190,7 +190,7 @@ def answers_and_solutions(lecture):
     texts = []
     for qmd in lecture.sources:
         source = qmd.read_text(encoding="utf-8")
-        for block in re.findall(r"::: \{\.(?:solution|explain)\}\n(.*?)\n:::", source, flags=re.S):
+        for block in re.findall(r"::: \{\.(?:answer|explain)\}\n(.*?)\n:::", source, flags=re.S):
             for para in re.split(r"\n\s*\n", block):
                 para = para.strip()
                 if not BENGALI.search(para) or para.startswith(("-", "|", "#", "```")) or re.match(r"\d+\.", para):

@@ -7,7 +7,6 @@ import itertools
 import os
 import re
 import subprocess
-import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -17,10 +16,8 @@ import torch
 from torch import nn
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT / "code") not in sys.path:
-    sys.path.insert(0, str(ROOT / "code"))
 
-import modtree  # noqa: E402
+import modtree  # noqa: E402  (from code/, pytest's pythonpath)
 from modtree import style  # noqa: E402
 from modtree.__main__ import main  # noqa: E402
 

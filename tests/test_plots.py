@@ -16,11 +16,8 @@ import pytest
 from PIL import Image
 
 from conftest import ROOT, pdf_text
-
-sys.path.insert(0, str(ROOT / "scripts"))
-
-from lecturekit.check.__main__ import main as check_main  # noqa: E402
-from lecturekit.check.plots import plot_text  # noqa: E402
+from lecturekit.check.__main__ import main as check_main
+from lecturekit.check.plots import plot_text
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402

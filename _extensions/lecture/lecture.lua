@@ -3,12 +3,24 @@
 local here = PANDOC_SCRIPT_FILE:match("(.*[/\\])") or "./"
 package.path = here .. "filters/?.lua;" .. package.path
 
-return {
+local filters = {
   require("visibility"),  -- .content-visible / .content-hidden, notes and pauses outside slides
   require("steppers"),    -- code shown once, highlighted step by step, with each step's explanation
   require("quiz"),        -- self-check: clickable options on slides, answer key in the handout
   require("answers"),     -- exercise / discussion solutions: next step on slides, appendix in the handout
-  require("crossref"),    -- @fig- references and "ছবি ৯.১" numbering (Quarto does its own)
+  require("crossref"),    -- "ছবি ৯.১" figure numbers and @fig- references (instead of Quarto's)
   require("blocks"),      -- cells, outputs, callouts and boxes in each format's own form
   require("titles"),      -- the deck's title slide: course, episode line, English title
+  require("provenance"),  -- the cover's render date and versions when Quarto executed the cells
 }
+
+-- A module may be several passes (a list of filter tables): run them in place, in order.
+local flat = {}
+for _, f in ipairs(filters) do
+  if f[1] then
+    for _, pass in ipairs(f) do table.insert(flat, pass) end
+  else
+    table.insert(flat, f)
+  end
+end
+return flat

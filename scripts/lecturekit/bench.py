@@ -4,6 +4,7 @@
   scripts/bench --lecture 09-nn-module   only that lecture (repeatable)
   scripts/bench --scale 10 30 91    the course sizes to build (91: the whole course; ~2-3 minutes on 2 cores)
   scripts/bench --skip-lecture      only the course table;  --skip-scale: only the lectures
+  scripts/bench --skip-quarto       no `quarto render` timings (they run when $QUARTO or a quarto on PATH exists)
 
 Everything runs in throwaway copies of the project (the working tree's lectures, code, theme and
 expectations, built by `scaffold.ProjectBuilder` as the tests build theirs), so the benchmark neither reads nor disturbs `_build/` and `_output/`. It measures and
@@ -33,7 +34,7 @@ except ImportError:  # peak memory then comes from getrusage alone
     psutil = None
 
 
-def parse_args(argv):
+def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="scripts/bench", description=__doc__.split("\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog="\n".join(__doc__.split("\n")[2:]))
@@ -44,6 +45,7 @@ def parse_args(argv):
     parser.add_argument("--jobs", type=int, default=None, help="render --jobs (default: the core count)")
     parser.add_argument("--skip-lecture", action="store_true", help="no single-lecture measurements")
     parser.add_argument("--skip-scale", action="store_true", help="no synthetic-course measurements")
+    parser.add_argument("--skip-quarto", action="store_true", help="no `quarto render` measurements")
     parser.add_argument("--json", metavar="FILE", help="also write every number as JSON")
     parser.add_argument("--keep", action="store_true", help="keep the temporary projects (paths printed)")
     return parser.parse_args(argv)
@@ -60,10 +62,9 @@ class Run:
         self.returncode, self.stderr = None, ""
 
     def __call__(self):
-        env = {**os.environ, "PYTHONPATH": str(ROOT / "scripts")}
         before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         started = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, *self.args], cwd=self.cwd, env=env,
+        proc = subprocess.Popen([sys.executable, *self.args], cwd=self.cwd,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         sampler = threading.Thread(target=self._sample, args=(proc,), daemon=True)
         sampler.start()
@@ -178,10 +179,9 @@ def write_synthetic(project, n, width=8):
 def time_python(code, cwd, repeat=3):
     """Best of a few runs of `python -c code`: start-up costs."""
     best = None
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "scripts")}
     for _ in range(repeat):
         started = time.perf_counter()
-        subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, check=True, capture_output=True)
+        subprocess.run([sys.executable, "-c", code], cwd=cwd, check=True, capture_output=True)
         seconds = time.perf_counter() - started
         best = seconds if best is None else min(best, seconds)
     return best
@@ -189,9 +189,9 @@ def time_python(code, cwd, repeat=3):
 
 def embedding_seconds(project, lecture):
     """pandoc's reveal.js run with and without --embed-resources: what embedding costs."""
-    sys.path.insert(0, str(ROOT / "scripts"))
     from lecturekit.project import Project
-    from lecturekit.writers import REVEALJS, LectureWriter
+    from lecturekit.formats import REVEALJS
+    from lecturekit.writers import LectureWriter
     import pypandoc
     from lecturekit.build import execute_lecture
     proj = Project(project)
@@ -285,9 +285,8 @@ def bench_lecture(args, tmp, numbers, lecture):
 
 def _check(run):
     # scripts/check exits 1 when an output drifted: still a measurement, so only a crash stops us.
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "scripts")}
     started = time.perf_counter()
-    proc = subprocess.run([sys.executable, *run.args], cwd=run.cwd, env=env, capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, *run.args], cwd=run.cwd, capture_output=True, text=True)
     run.seconds = time.perf_counter() - started
     if proc.returncode not in (0, 1):
         raise SystemExit(f"bench: check failed:\n{proc.stderr[-3000:]}")
@@ -295,7 +294,6 @@ def _check(run):
 
 
 def _first_torch_cell(project, lecture, cells):
-    sys.path.insert(0, str(ROOT / "scripts"))
     from lecturekit import qmd
     parsed = qmd.read_lecture(project / "lectures" / lecture / "index.qmd")
     for index, cell in enumerate(parsed.cells, 1):
@@ -303,6 +301,66 @@ def _first_torch_cell(project, lecture, cells):
             label = cell.label or f"#{index}"
             return label, cells.get(label, 0.0)
     return "-", 0.0
+
+
+# ---- quarto render --------------------------------------------------------------------------------
+
+def find_quarto():
+    found = os.environ.get("QUARTO") or shutil.which("quarto")
+    return found if found and Path(found).exists() else None
+
+
+def quarto_project(folder, lecture):
+    """A lecture project Quarto can render: also the scripts its pre-render and post-render run, and
+    the settings scripts/setup checks (the venv is linked, as the npm packages are)."""
+    lecture_project(folder, lecture)
+    shutil.copytree(ROOT / "scripts", folder / "scripts", ignore=_ignore)
+    for name in ("pyproject.toml", "package.json"):
+        shutil.copy(ROOT / name, folder / name)
+    (folder / ".venv").symlink_to(ROOT / ".venv")
+    return folder
+
+
+def time_quarto(quarto, project, *args):
+    env = {**os.environ, "QUARTO_PYTHON": str(ROOT / ".venv" / "bin" / "python")}
+    started = time.perf_counter()
+    proc = subprocess.run([quarto, "render", *args], cwd=project, env=env, capture_output=True, text=True)
+    seconds = time.perf_counter() - started
+    if proc.returncode != 0:
+        raise SystemExit(f"bench: quarto render {' '.join(args)} failed in {project}:\n{proc.stderr[-3000:]}")
+    return seconds
+
+
+def bench_quarto(args, tmp, numbers, lecture):
+    quarto = find_quarto()
+    if quarto is None:
+        print("== quarto render: skipped (no Quarto: set $QUARTO or put quarto on PATH) ==\n", flush=True)
+        return
+    print(f"== quarto render of {lecture} ({quarto}) ==", flush=True)
+    ours = numbers.get("lectures", {}).get(lecture)
+    if ours is None:  # --skip-lecture: scripts/render's own cold and warm runs, for the ratios
+        project = lecture_project(tmp / f"ours-{lecture}", lecture)
+        ours = {"cold": render(project, lecture, "--fresh").seconds,
+                "warm": render(project, lecture, "--force").seconds}
+    project = quarto_project(tmp / f"quarto-{lecture}", lecture)
+    # 1. From our executed notebooks: pre-render executes (cold), then again with the cache valid.
+    cold = time_quarto(quarto, project)
+    warm = time_quarto(quarto, project)
+    # 2. Quarto executing the source itself (once per format, in its own kernel).
+    source = quarto_project(tmp / f"quarto-source-{lecture}", lecture)
+    executing = time_quarto(quarto, source, f"lectures/{lecture}/index.qmd")
+    rows = [
+        ("quarto render, pre-render executes (cold)", cold, ours["cold"], "scripts/render --fresh"),
+        ("quarto render, execution cached", warm, ours["warm"], "scripts/render --force"),
+        (f"quarto render lectures/{lecture}/index.qmd (Quarto executes)", executing, ours["cold"],
+         "scripts/render --fresh"),
+    ]
+    for label, seconds, base, base_label in rows:
+        print(f"{label:<62} {seconds:6.2f} s   = {seconds / base:4.1f} x {base_label} ({base:.2f} s)")
+    numbers.setdefault("quarto", {})[lecture] = {
+        "cold": cold, "warm": warm, "source": executing, "ratio_cold": cold / ours["cold"],
+        "ratio_warm": warm / ours["warm"], "ratio_source": executing / ours["cold"]}
+    print(flush=True)
 
 
 # ---- scale ---------------------------------------------------------------------------------------
@@ -350,14 +408,18 @@ def bench_scale(args, tmp, numbers):
     print("(peak: the memory of the whole process tree, sampled: renderer, workers, kernels, pandoc, Typst)")
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     numbers = {"cores": os.cpu_count()}
     tmp = Path(tempfile.mkdtemp(prefix="lecturekit-bench-"))
+    lectures = args.lecture or [p.parent.name for p in sorted((ROOT / "lectures").glob("*/index.qmd"))]
     try:
         if not args.skip_lecture:
-            for lecture in args.lecture or [p.parent.name for p in sorted((ROOT / "lectures").glob("*/index.qmd"))]:
+            for lecture in lectures:
                 bench_lecture(args, tmp, numbers, lecture)
+        if not args.skip_quarto:
+            for lecture in lectures:
+                bench_quarto(args, tmp, numbers, lecture)
         if not args.skip_scale:
             bench_scale(args, tmp, numbers)
     finally:

@@ -1,13 +1,21 @@
 """The execute stage: a lecture's sources -> its executed notebook, from the cache when it is valid."""
+from __future__ import annotations
+
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import cache, qmd
 from .execute import DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT, LectureExecutor
 from .figures import write_figures
 from .notebook import executed_notebook, write_notebook
-from .writers import check_format_options
+from .formats import check_format_options
+
+if TYPE_CHECKING:
+    from .project import Project
 
 
 @dataclass
@@ -20,7 +28,7 @@ class Execution:
     timings: dict = field(default_factory=dict)
 
 
-def relative_paths(results, root):
+def relative_paths(results: dict, root: Path) -> dict:
     """Tracebacks name files by their path inside the project, not where the project lies today:
     the executed notebook (and so the products) of a copied project stay the same bytes."""
     prefix = str(root.resolve()) + os.sep
@@ -56,8 +64,10 @@ def _execute(project, lecture, key, versions, store, python, progress):
     return results
 
 
-def execute_lecture(project, lecture_dir, *, fresh=False, progress=None, python=None, write=True,
-                    versions=None, cached_only=False):
+def execute_lecture(project: Project, lecture_dir: Path, *, fresh: bool = False,
+                    progress: Callable[[str], None] | None = None, python: Path | str | None = None,
+                    write: bool = True, versions: dict | None = None,
+                    cached_only: bool = False) -> Execution | None:
     """Read, then execute (or reuse the cached execution), then write the executed notebook.
 
     `versions`: the environment's versions when the caller already has them (one probe for a course);

@@ -10,6 +10,8 @@ whose inputs changed, both formats at once.
 Every product's inputs are recorded in `_build/<lecture>/products.json`; a product that was deleted
 or touched since is written again.
 """
+from __future__ import annotations
+
 import concurrent.futures as cf
 import hashlib
 import importlib.metadata
@@ -19,20 +21,22 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import cache
-from .build import execute_lecture
+from .build import Execution, execute_lecture
 from .errors import LectureError
 from .figures import lecture_figures_dir, write_figures
 from .notebook import notebook_bytes, write_notebook
 from .project import Project
-from .writers import FORMATS, LectureWriter, handout_fonts, woff2_katex
+from .formats import FORMATS, Format
+from .writers import LectureWriter
 
 MANIFEST = "products.json"
 # The write stage's own code: a change to it changes every product.
-WRITER_MODULES = ("emit.py", "writers.py")
+WRITER_MODULES = ("emit.py", "formats.py", "writers.py")
 
 
 def _digest_files(h, folder):
@@ -46,7 +50,7 @@ def _version(package):
         return None
 
 
-def theme_digest(project):
+def theme_digest(project: Project) -> str:
     """What every lecture's products depend on besides the lecture itself."""
     h = hashlib.sha256()
     h.update((project.root / "_quarto.yml").read_bytes())
@@ -58,11 +62,12 @@ def theme_digest(project):
     here = Path(__file__).parent
     for module in WRITER_MODULES:
         h.update((here / module).read_bytes())
-    h.update(json.dumps([_version("pypandoc-binary"), _version("typst")]).encode())
+    engines = ["pypandoc-binary"] + [f.finish.package for f in FORMATS.values() if f.finish and f.finish.package]
+    h.update(json.dumps([_version(name) for name in engines]).encode())
     return h.hexdigest()
 
 
-def product_inputs(theme, nb_bytes, lecture_root, fmt_name):
+def product_inputs(theme: str, nb_bytes: bytes, lecture_root: Path, fmt_name: str) -> str:
     """The hash a product is written from: executed notebook, the lecture folder, theme, format."""
     h = hashlib.sha256()
     h.update(f"{theme}\0{fmt_name}\0".encode())
@@ -78,7 +83,7 @@ def product_inputs(theme, nb_bytes, lecture_root, fmt_name):
 class Manifest:
     """`_build/<lecture>/products.json`: per format, the inputs its product was written from."""
 
-    def __init__(self, project, name):
+    def __init__(self, project: Project, name: str):
         self.path = project.build_dir / name / MANIFEST
         self.output = project.output_dir / name
         try:
@@ -86,7 +91,7 @@ class Manifest:
         except (OSError, json.JSONDecodeError):
             self.entries = {}
 
-    def fresh(self, fmt, inputs):
+    def fresh(self, fmt: Format, inputs: str) -> bool:
         entry = self.entries.get(fmt.name)
         if not entry or entry.get("inputs") != inputs:
             return False
@@ -96,12 +101,12 @@ class Manifest:
             return False
         return [stat.st_size, stat.st_mtime_ns] == entry.get("stat")
 
-    def record(self, fmt, inputs):
+    def record(self, fmt: Format, inputs: str) -> None:
         stat = (self.output / fmt.product).stat()
         self.entries[fmt.name] = {"inputs": inputs, "product": fmt.product,
                                   "stat": [stat.st_size, stat.st_mtime_ns]}
 
-    def save(self):
+    def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_suffix(".tmp")
         tmp.write_text(json.dumps(self.entries, indent=1, sort_keys=True), encoding="utf-8")
@@ -125,7 +130,8 @@ class LectureResult:
     error: str | None = None
 
 
-def write_products(project, execution, formats, theme, result, *, force=False):
+def write_products(project: Project, execution: Execution, formats: list[Format], theme: str,
+                   result: LectureResult, *, force: bool = False) -> LectureResult:
     """Write the formats whose inputs changed (all with `force`), concurrently; update the manifest."""
     name = execution.lecture.name
     data = notebook_bytes(execution.notebook)
@@ -152,8 +158,9 @@ def write_products(project, execution, formats, theme, result, *, force=False):
     return result
 
 
-def build_lecture(root, lecture_dir, format_names, *, versions=None, fresh=False, execute_only=False,
-                  force=False, progress=None, theme=None):
+def build_lecture(root: Path, lecture_dir: Path, format_names: list[str], *, versions: dict | None = None,
+                  fresh: bool = False, execute_only: bool = False, force: bool = False,
+                  progress: Callable[[str], None] | None = None, theme: str | None = None) -> LectureResult:
     """Execute (or load) and write one lecture. Runs in a worker process or in this one."""
     started = time.perf_counter()
     project = Project(Path(root))
@@ -208,8 +215,8 @@ class Plan:
     seconds: float = 0.0
 
 
-def plan(project, lecture_dirs, format_names, *, versions, theme, fresh=False, execute_only=False,
-         force=False):
+def plan(project: Project, lecture_dirs: Iterable[Path], format_names: list[str], *, versions: dict, theme: str,
+         fresh: bool = False, execute_only: bool = False, force: bool = False) -> list[Plan]:
     """Per lecture: must it execute, and which products are stale? No kernel is started here."""
     plans = []
     formats = [FORMATS[n] for n in format_names]
@@ -241,12 +248,14 @@ def plan(project, lecture_dirs, format_names, *, versions, theme, fresh=False, e
     return plans
 
 
-def default_jobs():
+def default_jobs() -> int:
     return os.cpu_count() or 1
 
 
-def build_course(project, lecture_dirs, format_names=None, *, jobs=None, fresh=False, execute_only=False,
-                 force=False, progress=None, on_result=None):
+def build_course(project: Project, lecture_dirs: Iterable[Path], format_names: list[str] | None = None, *,
+                 jobs: int | None = None, fresh: bool = False, execute_only: bool = False, force: bool = False,
+                 progress: Callable[[str], None] | None = None,
+                 on_result: Callable[[LectureResult], None] | None = None) -> tuple[list[Plan], list[LectureResult]]:
     """Bring the lectures' products up to date; return (plans, results), results in lecture order."""
     format_names = list(format_names or FORMATS)
     jobs = max(1, jobs or default_jobs())
@@ -264,10 +273,8 @@ def build_course(project, lecture_dirs, format_names=None, *, jobs=None, fresh=F
     todo = [p for p in plans if p.name not in results]
     # Assets every lecture shares are prepared once, before the workers start.
     if todo and not execute_only:
-        if "revealjs" in format_names:
-            woff2_katex(project)
-        if "typst" in format_names:
-            handout_fonts(project)
+        for name in format_names:
+            FORMATS[name].shared_assets(project)
     kwargs = dict(versions=versions, fresh=fresh, execute_only=execute_only, force=force, theme=theme)
 
     def done(result):
@@ -295,7 +302,7 @@ def build_course(project, lecture_dirs, format_names=None, *, jobs=None, fresh=F
     return plans, [results[p.name] for p in plans]
 
 
-def summary_lines(result, root=None):
+def summary_lines(result: LectureResult, root: Path | None = None) -> list[str]:
     """What the render prints for one lecture: its execution, then each format."""
     if result.error:
         return [f"[{result.name}] FAILED"]
@@ -308,7 +315,8 @@ def summary_lines(result, root=None):
                      f"inline expressions {t.get('inline', 0.0):.2f} s")
     t = result.writer_timings
     for name, product in zip(result.written, result.products):
-        seconds = sum(v for k, v in t.items() if k.endswith(name) or (name == "typst" and k == "typst"))
+        finish = FORMATS[name].finish
+        seconds = sum(v for k, v in t.items() if k.endswith(f" {name}") or (finish and k == finish.name))
         shown = os.path.relpath(product, root) if root else product
         lines.append(f"[{result.name}] {name}: {seconds:.2f} s -> {shown}")
     for name in result.skipped:
@@ -316,5 +324,5 @@ def summary_lines(result, root=None):
     return lines
 
 
-def progress_to_stderr(message):
+def progress_to_stderr(message: str) -> None:
     print(message, file=sys.stderr, flush=True)

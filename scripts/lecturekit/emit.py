@@ -4,26 +4,24 @@ Quarto turns a Jupyter cell into `::: {.cell}` holding a `.cell-code` block and 
 divs. We emit the same structure, so the shared Lua filters see one shape under both renderers.
 Outputs are shown as text (never as HTML), so whatever a cell prints cannot run in the slides.
 """
+from __future__ import annotations
+
 import os
 import re
 from pathlib import Path
 
+from nbformat import NotebookNode
+
 from .figures import cell_figures, figure_bytes, write_if_changed
+from .formats import Format
 
-
-# Preferred figure data per format: SVG keeps slides sharp; Typst mangles Bengali inside SVG, so
-# the handout takes the PDF rendering of the same graph.
-FIGURE_MIMES = {
-    "revealjs": ["image/svg+xml", "image/png", "application/pdf"],
-    "typst": ["application/pdf", "image/png", "image/svg+xml"],
-}
 MIME_SUFFIX = {"image/svg+xml": ".svg", "image/png": ".png", "application/pdf": ".pdf"}
 
 # Terminal colour and cursor codes (CSI) and window-title sequences (OSC): never part of an output's text.
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 
 
-def strip_ansi(text):
+def strip_ansi(text: str) -> str:
     return ANSI.sub("", text)
 
 
@@ -44,15 +42,16 @@ def _text_output(kind, text):
 
 class MarkdownEmitter:
     """Emit one format's markdown; figure files land in `figures_dir` (figures/<lecture>/), linked
-    relative to `markdown_dir`, where the markdown is written (pandoc and Typst resolve from there)."""
+    relative to `markdown_dir`, where the markdown is written (pandoc and Typst resolve from there).
+    Which of a cell's figure renderings goes in is the format's choice (`Format.figure_mimes`)."""
 
-    def __init__(self, fmt, figures_dir, echo_default=True, markdown_dir=None):
+    def __init__(self, fmt: Format, figures_dir: Path, echo_default: bool = True, markdown_dir: Path | None = None):
         self.fmt = fmt
         self.figures_dir = Path(figures_dir)
         self.markdown_dir = Path(markdown_dir) if markdown_dir else self.figures_dir.parent
         self.echo_default = echo_default
 
-    def emit(self, nb):
+    def emit(self, nb: NotebookNode) -> str:
         parts = []
         for cell, figures in zip(nb.cells, cell_figures(nb)):
             if cell.cell_type == "raw":
@@ -103,7 +102,7 @@ class MarkdownEmitter:
                 for item in rendered if item]
 
     def _display(self, data, options, figure):
-        for mime in FIGURE_MIMES[self.fmt]:
+        for mime in self.fmt.figure_mimes:
             if mime in data and figure:
                 return self._figure(mime, data[mime], data.get("text/plain", ""), options, figure)
         if "text/plain" in data:

@@ -3,12 +3,14 @@
 It is self-contained the way `quarto render` needs it: the front matter in a first raw cell, includes
 resolved, inline expressions replaced by their values, cell options kept as `#|` lines.
 """
+import copy
 import json
 import os
 import re
 from pathlib import Path
 
 import nbformat
+from nbformat.v4.rwbase import split_lines
 import yaml
 
 from . import frontmatter, qmd
@@ -40,13 +42,31 @@ def _current_claims(block, ran, project_root):
     return current
 
 
+VERSION_NAMES = (("python", "Python"), ("torch", "PyTorch"), ("numpy", "NumPy"))
+
+
+def provenance(results):
+    """What the handout's cover says about the outputs: when they were made and by which versions.
+    It goes into the front matter, so `quarto render` of the notebook shows it too."""
+    meta = {}
+    versions = results.get("versions") or {}
+    text = " · ".join(f"{name} {versions[key]}" for key, name in VERSION_NAMES if versions.get(key))
+    if text:
+        meta["versions"] = text
+    if results.get("executed_at"):
+        from .writers import bengali_date
+        meta["render-date"] = bengali_date(results["executed_at"])
+    return meta
+
+
 def executed_notebook(lecture, results, project_root):
     """Build the executed notebook from the parsed lecture and the execution results."""
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.metadata["language_info"] = {"name": "python"}
     # Defaults filled here reach both renderers (Quarto reads this raw cell as the front matter).
-    front = yaml.safe_dump(frontmatter.with_defaults(lecture.meta, lecture.root), allow_unicode=True, sort_keys=False, width=1000)
+    front = yaml.safe_dump({**frontmatter.with_defaults(lecture.meta, lecture.root), **provenance(results)},
+                           allow_unicode=True, sort_keys=False, width=1000)
     nb.cells.append(nbformat.v4.new_raw_cell(f"---\n{front}---"))
     md_index = cell_index = 0
 
@@ -82,9 +102,12 @@ def executed_notebook(lecture, results, project_root):
 
 
 def notebook_bytes(nb):
-    """The notebook as written: nbformat's v4 layout (sorted keys, indent 1), without its schema
-    validation, which would cost more than everything else a no-change rebuild does."""
-    return (json.dumps(nb, sort_keys=True, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
+    """The notebook as written: nbformat's v4 layout (sorted keys, indent 1, multi-line text as lists
+    of lines), without its schema validation, which would cost more than everything else a no-change
+    rebuild does. Lists of lines matter: Quarto splits a one-string `source` into lines and joins
+    them back without newlines."""
+    on_disk = split_lines(copy.deepcopy(nb))
+    return (json.dumps(on_disk, sort_keys=True, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
 
 
 def write_notebook(nb, path, data=None):

@@ -10,6 +10,7 @@ from pathlib import Path
 import yaml
 
 from .errors import LectureError
+from .formats import FORMATS
 
 # Cell options the renderer understands (Quarto spellings), and what each must hold.
 CELL_OPTIONS = {
@@ -35,7 +36,7 @@ DIV_CLASSES = {
     "notes", "fragment", "incremental", "nonincremental", "columns", "column",
     "content-visible", "content-hidden", "smaller", "r-fit-text", "r-stack",
     "callout-note", "callout-tip", "callout-warning", "callout-important", "callout-caution",
-    "stepper", "quiz", "explain", "exercise", "discussion", "solution", "remember", "glossary",
+    "stepper", "quiz", "explain", "exercise", "discussion", "answer", "remember", "glossary",
     "claim", "appendix", "scrollable",
 }
 
@@ -122,11 +123,9 @@ FRONT_MATTER_KEYS = {
     "toc-title", "number-sections", "draft", "order", "image", "pagetitle", "title-prefix",
     "crossref", "lightbox", "metadata-files",
 }
-# The formats this renderer writes: slides and handout.
-FORMAT_NAMES = ("revealjs", "typst")
 
 
-def key_lines(text, first_line=1):
+def key_lines(text: str, first_line: int = 1) -> dict[tuple, int]:
     """Line of every mapping key in a YAML text, by key path: {("format", "typst"): 12, ...}."""
     lines = {}
 
@@ -144,7 +143,7 @@ def key_lines(text, first_line=1):
     return lines
 
 
-def front_matter_lines(text):
+def front_matter_lines(text: str) -> dict[tuple, int]:
     """key_lines of a .qmd's front matter, as lines of the .qmd."""
     lines = text.split("\n")
     if not lines or lines[0].strip() != "---":
@@ -153,7 +152,7 @@ def front_matter_lines(text):
     return key_lines("\n".join(lines[1:end]), first_line=2)
 
 
-def check_front_matter(lecture):
+def check_front_matter(lecture: Lecture) -> None:
     """Unknown top-level keys and formats are errors at their line (Quarto would keep a mistyped
     key as metadata nobody reads, and would write a product for `format: pdf` that we never do)."""
     for key in lecture.meta:
@@ -163,15 +162,15 @@ def check_front_matter(lecture):
     check_format_names(lecture.meta.get("format"), lecture.index, lecture.meta_lines)
 
 
-def check_format_names(formats, path, lines):
+def check_format_names(formats: object, path: Path, lines: dict[tuple, int]) -> None:
     if formats is None:
         return
     if not isinstance(formats, dict):
-        raise LectureError(f"'format:' must map format names ({', '.join(FORMAT_NAMES)}) to their options",
+        raise LectureError(f"'format:' must map format names ({', '.join(FORMATS)}) to their options",
                            path, lines.get(("format",)))
     for name, options in formats.items():
-        if name not in FORMAT_NAMES:
-            raise LectureError(f"format '{name}' is not one this project writes ({', '.join(FORMAT_NAMES)})",
+        if name not in FORMATS:  # the formats this renderer writes: the format table
+            raise LectureError(f"format '{name}' is not one this project writes ({', '.join(FORMATS)})",
                                path, lines.get(("format", name)))
         if options is not None and options != "default" and not isinstance(options, dict):
             raise LectureError(f"'format: {name}:' must hold 'option: value' lines", path,
@@ -183,7 +182,7 @@ def _project_root(folder):
     return next((f for f in (folder, *folder.parents) if (f / "_quarto.yml").exists()), folder)
 
 
-def yaml_error_line(err):
+def yaml_error_line(err: yaml.YAMLError) -> int:
     """0-based line a YAML error is about. An unclosed quote or bracket is reported by the parser
     where it gave up (often the end of the block); the opening quote/bracket is where to look."""
     context, mark = getattr(err, "context", None) or "", getattr(err, "context_mark", None)
@@ -193,7 +192,7 @@ def yaml_error_line(err):
     return mark.line if mark is not None else 0
 
 
-def yaml_error_text(err):
+def yaml_error_text(err: yaml.YAMLError) -> str:
     problem = getattr(err, "problem", None)
     if not problem:
         return str(err).split("\n")[0]
@@ -201,7 +200,7 @@ def yaml_error_text(err):
     return f"{context}: {problem}" if context else problem
 
 
-def split_front_matter(text, path):
+def split_front_matter(text: str, path: Path) -> tuple[dict, str, int]:
     """Return (metadata, body, first body line number)."""
     lines = text.split("\n")
     if not lines or lines[0].strip() != "---":
@@ -219,7 +218,7 @@ def split_front_matter(text, path):
     raise LectureError("front matter opened with '---' is never closed", path, 1)
 
 
-def read_source(path, parent=None, line=None):
+def read_source(path: Path, parent: Path | None = None, line: int | None = None) -> str:
     """A source file's text. What cannot be read is blamed on the line that names the file
     (an include, a `file:` option); bytes that are not UTF-8 on their own line."""
     path = Path(path)
@@ -411,11 +410,11 @@ class _Div:
 
 
 # Divs that only mean something inside another one.
-REQUIRED_PARENT = {"solution": ("exercise", "discussion"), "explain": ("quiz",), "column": ("columns",)}
+REQUIRED_PARENT = {"answer": ("exercise", "discussion"), "explain": ("quiz",), "column": ("columns",)}
 
 
 def _check_nesting(div, divs, closed, path):
-    """A .solution outside any .exercise usually means the exercise's ':::' came too early: blame
+    """An .answer outside any .exercise usually means the exercise's ':::' came too early: blame
     that ':::', not the stray one the reader would otherwise be sent to at the end."""
     for cls in div.classes:
         parents = REQUIRED_PARENT.get(cls)
@@ -463,12 +462,12 @@ def _check_labels(lecture):
         seen[label] = cell
 
 
-def inline_expressions(text):
+def inline_expressions(text: str) -> list[str]:
     """The `{python} expr` expressions of a markdown run, in order."""
     return [m["expr"].strip() for m in INLINE_EXPR.finditer(text)]
 
 
-def replace_inline(text, values):
+def replace_inline(text: str, values: list[str]) -> str:
     """Replace each inline expression, in order, by its executed value."""
     it = iter(values)
     return INLINE_EXPR.sub(lambda m: next(it), text)
@@ -480,7 +479,7 @@ CHECK_ATTR = re.compile(r"\bcheck=\"(?P<expr>[^\"]*)\"")
 CODE_SPAN = re.compile(r"(`+)(?:.+?)\1", re.S)
 
 
-def claim_expressions(text):
+def claim_expressions(text: str) -> list[tuple[str, str]]:
     """(sentence, expression) of every claim span in a markdown run, in order.
 
     Brackets are matched with nesting, and code spans (inline expressions included) are opaque,

@@ -18,10 +18,10 @@ from . import course, site
 from .errors import run_command
 from .execute import progress_printer
 from .project import Project
-from .writers import FORMATS
+from .formats import FORMATS
 
 
-def parse_args(argv):
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="scripts/render", description=__doc__.split("\n")[0])
     parser.add_argument("lectures", nargs="*", help="lecture folder names (default: all)")
     parser.add_argument("--to", choices=sorted(FORMATS), action="append",
@@ -40,7 +40,7 @@ def parse_args(argv):
     return parser.parse_args(argv)
 
 
-def render(argv=None):
+def render(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     say = progress_printer()
     started = time.perf_counter()
@@ -80,7 +80,7 @@ def render(argv=None):
     return 1 if failed else 0
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int:
     return run_command(lambda: render(argv), interrupted="interrupted; previous products left as they were")
 
 

@@ -8,24 +8,34 @@ holds `scripts/` and the packages side by side, as in `code/`. Zips are determin
 entries, fixed timestamps and permissions): the same code gives the same bytes. Nothing is rewritten
 when its bytes would not change.
 """
+from __future__ import annotations
+
 import ast
 import base64
+import functools
 import hashlib
-import html
 import io
 import os
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+import jinja2
 
 from . import frontmatter, qmd
+from .formats import FORMATS
 from .writers import BENGALI_DIGITS
+
+if TYPE_CHECKING:
+    from .project import Project
 
 ZIP_NAME = "code.zip"
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 FONT = Path("node_modules/@fontsource-variable/noto-sans-bengali/files/noto-sans-bengali-bengali-wght-normal.woff2")
 
 
-def bn_number(value):
+def bn_number(value: object) -> str:
     return str(value).translate(BENGALI_DIGITS)
 
 
@@ -47,7 +57,7 @@ def _imported_top_names(path):
     return names
 
 
-def lecture_code_files(project, lecture_dir, meta=None):
+def lecture_code_files(project: Project, lecture_dir: Path, meta: dict | None = None) -> list[tuple[str, Path]]:
     """[(name inside the zip, path)] for one lecture, sorted; empty when it has no scripts."""
     code = project.code_dir
     meta = meta or {}
@@ -77,7 +87,7 @@ def lecture_code_files(project, lecture_dir, meta=None):
     return sorted(files.items())
 
 
-def code_zip_bytes(files, prefix):
+def code_zip_bytes(files: list[tuple[str, Path]], prefix: str) -> tuple[bytes, str]:
     """A deterministic zip: sorted entries under `prefix/`, fixed dates and modes; its comment is
     the digest of its contents, so an unchanged zip is recognised without rebuilding it."""
     digest = hashlib.sha256()
@@ -98,14 +108,14 @@ def code_zip_bytes(files, prefix):
     return buffer.getvalue(), digest.hexdigest()
 
 
-def files_digest(files):
+def files_digest(files: list[tuple[str, Path]]) -> str:
     digest = hashlib.sha256()
     for name, path in files:
         digest.update(name.encode() + b"\0" + hashlib.sha256(Path(path).read_bytes()).digest())
     return digest.hexdigest()
 
 
-def write_if_changed(path, data):
+def write_if_changed(path: Path, data: bytes) -> bool:
     """Write atomically, and only when the bytes differ; True when written."""
     path = Path(path)
     try:
@@ -120,7 +130,7 @@ def write_if_changed(path, data):
     return True
 
 
-def write_code_zip(project, lecture_dir, meta=None):
+def write_code_zip(project: Project, lecture_dir: Path, meta: dict | None = None) -> Path | None:
     """`_output/<lecture>/code.zip`; None when the lecture has no scripts. Skips unchanged zips."""
     files = lecture_code_files(project, lecture_dir, meta)
     target = project.output_dir / Path(lecture_dir).name / ZIP_NAME
@@ -138,99 +148,88 @@ def write_code_zip(project, lecture_dir, meta=None):
     return target
 
 
-def lecture_meta(lecture_dir):
+def lecture_meta(lecture_dir: Path) -> dict:
     """The front matter with the defaults the products use (episode from the folder's number …)."""
     index = Path(lecture_dir) / "index.qmd"
     meta, _body, _line = qmd.split_front_matter(qmd.read_source(index), index)
     return frontmatter.with_defaults(meta, lecture_dir)
 
 
-CSS = """
-@font-face { font-family: "Noto Sans Bengali Web"; font-weight: 100 900; font-display: swap;
-  src: url(data:font/woff2;base64,{font}) format("woff2"); unicode-range: U+0964-0965, U+0980-09FE, U+200C-200D, U+25CC; }
-:root { color-scheme: light; }
-body { font-family: "Noto Sans Bengali Web", "Noto Sans Bengali", "Noto Serif Bengali", "Vrinda", "Shonar Bangla",
-  "Nirmala UI", system-ui, sans-serif; margin: 0 auto; max-width: 52rem; padding: 1.5rem 1rem 3rem;
-  line-height: 1.6; color: #1d232a; background: #fbfaf7; }
-h1 { font-size: 1.9rem; margin: 0 0 .25rem; }
-.lead { color: #55606b; margin: 0 0 1.5rem; }
-h2 { font-size: 1.2rem; margin: 2rem 0 .5rem; padding-bottom: .2rem; border-bottom: 2px solid #d9d3c7; }
-ol { list-style: none; padding: 0; margin: 0; }
-li { display: grid; grid-template-columns: 4.5rem 1fr; gap: .2rem 1rem; padding: .75rem 0;
-  border-bottom: 1px solid #ebe6dc; }
-.ep { font-weight: 700; color: #8a4b12; white-space: nowrap; }
-.title { font-size: 1.1rem; font-weight: 600; }
-.en { display: block; font-size: .85rem; color: #6b7580; font-weight: 400; }
-.links { grid-column: 2; display: flex; flex-wrap: wrap; gap: .5rem; }
-.links a, .links span { padding: .15rem .7rem; border-radius: 1rem; border: 1px solid #c9bfae;
-  text-decoration: none; color: #1f4f82; background: #fff; font-size: .95rem; }
-.links a:hover, .links a:focus { background: #1f4f82; color: #fff; }
-.links span { color: #8c949c; border-style: dashed; }
-footer { margin-top: 2rem; font-size: .85rem; color: #6b7580; }
-"""
+TEMPLATES = Path(__file__).parent / "templates"
 
 
-def _lecture_item(project, lecture_dir, meta):
+@dataclass(frozen=True)
+class Link:
+    """One product of a lecture on the course page; no `href` while it is not made yet."""
+    label: str
+    href: str | None
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One lecture's line on the course page."""
+    name: str  # the folder name, also the line's id
+    episode: str  # "পর্ব ০৯", or empty
+    title: str
+    title_en: str | None
+    links: list[Link]
+
+
+@dataclass(frozen=True)
+class Module:
+    heading: str
+    lectures: list[Entry]
+
+
+def lecture_entry(project: Project, lecture_dir: Path, meta: dict) -> Entry:
+    """What the page shows of a lecture: each format's product (linked once it exists, marked as
+    not made yet until then) and its code zip when it has one."""
     name = Path(lecture_dir).name
     out = project.output_dir / name
-    links = []
-    for label, file in (("স্লাইড", "slides.html"), ("হ্যান্ডআউট (PDF)", "handout.pdf"), ("কোড (zip)", ZIP_NAME)):
-        if (out / file).exists():
-            links.append(f'<a href="{html.escape(name)}/{file}">{label}</a>')
-        elif file != ZIP_NAME:
-            links.append(f'<span title="এখনও তৈরি হয়নি">{label}: এখনও তৈরি হয়নি</span>')
+    links = [Link(fmt.link_label, f"{name}/{fmt.product}" if (out / fmt.product).exists() else None)
+             for fmt in FORMATS.values()]
+    if (out / ZIP_NAME).exists():
+        links.append(Link("কোড (zip)", f"{name}/{ZIP_NAME}"))
     episode = meta.get("episode")
     ep = f"পর্ব {bn_number(f'{episode:02d}' if isinstance(episode, int) else episode)}" if episode is not None else ""
-    title = html.escape(str(meta.get("title") or name))
     sub = meta.get("title-en")
-    sub_html = f'<span class="en" lang="en">{html.escape(str(sub))}</span>' if sub else ""
-    return (f'<li id="{html.escape(name)}"><span class="ep">{ep}</span>'
-            f'<span class="title">{title}{sub_html}</span>'
-            f'<span class="links">{" ".join(links)}</span></li>')
+    return Entry(name=name, episode=ep, title=str(meta.get("title") or name),
+                 title_en=str(sub) if sub else None, links=links)
 
 
-def index_html(project, lectures):
-    """The page: lectures grouped by module, in episode order. `lectures`: [(folder, meta)]."""
-    font_path = project.root / FONT
-    font = base64.b64encode(font_path.read_bytes()).decode() if font_path.exists() else ""
-    css = CSS.replace("{font}", font) if font else CSS.split("\n", 3)[3]
-    course = next((str(m["course"]) for _d, m in lectures if m.get("course")), frontmatter.COURSE)
-    total = next((m["episodes"] for _d, m in lectures if m.get("episodes")), None)
-
+def modules(project: Project, lectures: list[tuple[Path, dict]]) -> list[Module]:
+    """The lectures grouped by module, in episode order (those without a module last)."""
     def order(item):
         meta = item[1]
         return (meta.get("module") if isinstance(meta.get("module"), int) else 10**6,
                 meta.get("episode") if isinstance(meta.get("episode"), (int, float)) else 10**6, item[0].name)
 
-    groups = {}
+    groups: dict = {}
     for lecture_dir, meta in sorted(lectures, key=order):
-        groups.setdefault(meta.get("module"), []).append(_lecture_item(project, lecture_dir, meta))
-    sections = []
-    for module, items in groups.items():
-        heading = f"মডিউল {bn_number(module)}" if module is not None else "অন্যান্য পর্ব"
-        sections.append(f"<section><h2>{heading}</h2>\n<ol>\n" + "\n".join(items) + "\n</ol></section>")
+        groups.setdefault(meta.get("module"), []).append(lecture_entry(project, lecture_dir, meta))
+    return [Module(f"মডিউল {bn_number(module)}" if module is not None else "অন্যান্য পর্ব", entries)
+            for module, entries in groups.items()]
+
+
+@functools.cache
+def _templates() -> jinja2.Environment:
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
+                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+                              undefined=jinja2.StrictUndefined)
+
+
+def index_html(project: Project, lectures: list[tuple[Path, dict]]) -> str:
+    """The page (templates/course.html.j2). `lectures`: [(folder, meta)]."""
+    font_path = project.root / FONT
+    font = base64.b64encode(font_path.read_bytes()).decode() if font_path.exists() else ""
+    course = next((str(m["course"]) for _d, m in lectures if m.get("course")), frontmatter.COURSE)
+    total = next((m["episodes"] for _d, m in lectures if m.get("episodes")), None)
     count = f"{bn_number(len(lectures))}টি পর্ব তৈরি" + (f", মোট {bn_number(total)}টির মধ্যে" if total else "")
-    return f"""<!DOCTYPE html>
-<html lang="bn">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{html.escape(course)}: সব পর্ব</title>
-<style>{css}</style>
-</head>
-<body>
-<header><h1>{html.escape(course)}</h1>
-<p class="lead">প্রতিটি পর্বের স্লাইড, ছাপার উপযোগী হ্যান্ডআউট আর নিজে চালানোর কোড। {count}।</p></header>
-<main>
-{chr(10).join(sections)}
-</main>
-<footer>কোডের zip খুলে <code>scripts/</code> ফোল্ডারের যেকোনো script চালান, যেমন <code>python scripts/01_….py</code>; দরকারি package পাশেই আছে। ইন্টারনেট ছাড়াও এই পাতা আর স্লাইড খোলে।</footer>
-</body>
-</html>
-"""
+    return _templates().get_template("course.html.j2").render(
+        course=course, count=count, font=font, modules=modules(project, lectures))
 
 
-def build_site(project, lecture_dirs=None):
+def build_site(project: Project, lecture_dirs: list[Path] | None = None) -> tuple[Path, list[Path]]:
     """Every lecture's code zip, then the index page listing every lecture of the project."""
     lectures = [(d, lecture_meta(d)) for d in (lecture_dirs or project.lectures())]
     zips = [write_code_zip(project, d, meta) for d, meta in lectures]

@@ -1,227 +1,48 @@
 """The write stage: executed notebook -> slides and handout, with the engines Quarto itself uses.
 
-A declarative table says, per format, how each `_quarto.yml` option becomes a pandoc argument, what
-the product is called and how it is finished (Typst compiles the handout). Products are written to a
-temporary name, and a lecture's products are renamed into place together once all of them succeeded:
-a failed render leaves the previous good ones in place, never a new slides.html with an old handout.
+What differs between formats (product name, options and their pandoc arguments, figure types, the
+finishing step such as Typst's compile) is each format's record in `formats.py`; this module runs
+them. Products are written to a temporary name, and a lecture's products are renamed into place
+together once all of them succeeded: a failed render leaves the previous good ones in place, never a
+new slides.html with an old handout.
 """
+from __future__ import annotations
+
 import concurrent.futures as cf
 import datetime
-import json
 import os
-import re
-import shutil
 import subprocess
-import sys
 import threading
 import time
-from dataclasses import dataclass
+from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pypandoc
 
 from .emit import MarkdownEmitter
 from .errors import LectureError
 from .figures import lecture_figures_dir
+from .formats import Format, format_args, option_sources
 
-# The handout's fonts (Debian fonts-noto-core and fonts-dejavu-core). Typst sees only these: the
-# same PDF on every machine, and no scan of the hundreds of other Noto files at each compile.
-FONT_FILES = {
-    "/usr/share/fonts/truetype/noto": ["NotoSans-*.ttf", "NotoSansBengali-*.ttf"],
-    "/usr/share/fonts/truetype/dejavu": ["DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSansMono*.ttf"],
-}
-
-
-def handout_fonts(project):
-    """A folder of links to exactly the handout's fonts."""
-    folder = project.build_dir / "fonts"
-    folder.mkdir(parents=True, exist_ok=True)
-    for directory, patterns in FONT_FILES.items():
-        for pattern in patterns:
-            found = sorted(Path(directory).glob(pattern))
-            if not found:
-                raise LectureError(f"font {directory}/{pattern} is missing; install it with: "
-                                   "apt-get install fonts-noto-core fonts-dejavu-core")
-            for font in found:
-                link = folder / font.name
-                if link.is_symlink() and link.readlink() == font:
-                    continue
-                # Linked aside and renamed into place: a concurrent render, or a stale link left
-                # by another machine's fonts, never makes this fail.
-                aside = folder / f".{font.name}.{os.getpid()}.{threading.get_ident()}"
-                aside.unlink(missing_ok=True)
-                aside.symlink_to(font)
-                os.replace(aside, link)
-    return folder
-
-
-# Option converters: each takes the option's value and the project root, returns pandoc arguments.
-
-def _listed(value):
-    return value if isinstance(value, list) else [value]
-
-
-def var(name):
-    return lambda value, root: ["-V", f"{name}={_yaml_scalar(value)}"]
-
-
-def js_var(name):
-    """A reveal.js setting the template writes as bare JavaScript: strings need their quotes."""
-    return lambda value, root: ["-V", f"{name}={_yaml_scalar(value) if isinstance(value, (bool, int, float)) else repr(str(value))}"]
-
-
-def meta(name):
-    return lambda value, root: ["-M", f"{name}={_yaml_scalar(value)}"]
-
-
-def arg(flag):
-    return lambda value, root: [x for v in _listed(value) for x in (flag, str(v))]
-
-
-def switch(flag):
-    return lambda value, root: [flag] if value else []
-
-
-def paths(flag):
-    """An option naming files, which _quarto.yml gives relative to the project root."""
-    return lambda value, root: [x for v in _listed(value) for x in (flag, str((root / v).resolve()))]
-
-
-def ignored(value, root):
-    return []
-
-
-def _yaml_scalar(value):
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
-
-
-@dataclass(frozen=True)
-class Format:
-    name: str  # Quarto's format name, also pandoc's `-t`
-    product: str  # file name inside _output/<lecture>/
-    options: dict  # Quarto option -> pandoc arguments
-    fixed_args: tuple = ()  # always passed
-
-
-REVEALJS = Format(
-    name="revealjs",
-    product="slides.html",
-    options={
-        "slide-number": js_var("slideNumber"), "width": var("width"), "height": var("height"),
-        "margin": var("margin"), "transition": var("transition"), "controls": var("controls"),
-        "progress": var("progress"), "hash": var("hash"), "center": var("center"),
-        "history": var("history"), "navigation-mode": var("navigationMode"),
-        "slide-level": arg("--slide-level"), "incremental": switch("--incremental"),
-        "css": paths("--css"), "include-after-body": paths("--include-after-body"),
-        "include-in-header": paths("--include-in-header"), "theme": var("theme"), "highlightjs-theme": var("highlightjs-theme"),
-        # Fixed by this renderer: always KaTeX, always one self-contained file.
-        "html-math-method": ignored, "embed-resources": ignored, "self-contained-math": ignored,
-        "code-line-numbers": ignored, "highlight-style": ignored, "slide-tone": ignored,
-        "output-file": ignored,
-        # `![…](../../figures/09-nn-module/drawn)`: the slides take drawn.svg, the handout drawn.pdf.
-        "default-image-extension": arg("--default-image-extension"),
-    },
-    fixed_args=("--standalone", "--embed-resources", "--syntax-highlighting=idiomatic"),
-)
-
-TYPST = Format(
-    name="typst",
-    product="handout.pdf",
-    options={
-        "papersize": var("papersize"), "toc": switch("--toc"), "toc-depth": arg("--toc-depth"),
-        "toc-title": meta("toc-title"), "number-sections": switch("--number-sections"),
-        "section-numbering": var("section-numbering"), "fontsize": var("fontsize"),
-        "mainfont": var("mainfont"), "margin": var("margin"), "columns": var("columns"),
-        "include-in-header": paths("--include-in-header"),
-        # Quarto-only: its typst partials call the same handout.typ that our template imports.
-        "template-partials": ignored, "keep-typ": ignored, "output-file": ignored,
-        "default-image-extension": arg("--default-image-extension"),
-    },
-    fixed_args=("--standalone",),
-)
-
-FORMATS = {f.name: f for f in (REVEALJS, TYPST)}
-
-
-def _options(formats, fmt):
-    """One format's options from a `format:` mapping (`revealjs: default` means none)."""
-    options = (formats or {}).get(fmt.name)
-    return options if isinstance(options, dict) else {}
-
-
-def option_sources(project, lecture, fmt):
-    """Each option of a format with its value and where it is set: _quarto.yml's options, then the
-    lecture's own front matter on top (as Quarto merges them)."""
-    found = {}
-    for config, path, lines in ((project.config, project.config_path, project.config_lines),
-                                (lecture.meta, lecture.index, lecture.meta_lines)):
-        for key, value in _options(config.get("format"), fmt).items():
-            found[key] = (value, path, lines.get(("format", fmt.name, key)))
-    return found
-
-
-def check_format_options(project, lecture):
-    """Every format option is one this renderer knows; an unknown one is blamed where it is set."""
-    for fmt in FORMATS.values():
-        for key, (_value, path, line) in option_sources(project, lecture, fmt).items():
-            if key not in fmt.options:
-                raise LectureError(f"format option '{fmt.name}: {key}' is outside the supported subset "
-                                   f"({', '.join(sorted(fmt.options))})", path, line)
-
-
-def _format_args(fmt, project, lecture):
-    check_format_options(project, lecture)
-    args = []
-    for key, (value, _path, _line) in option_sources(project, lecture, fmt).items():
-        args += fmt.options[key](value, project.root)
-    return args
-
-
-WOFF2_ONLY = re.compile(r'(url\([^)]+\.woff2\) format\("woff2"\))(?:,url\([^)]+\) format\("[^"]+"\))+')
-
-
-def woff2_katex(project):
-    """KaTeX with only its woff2 fonts: every browser that runs reveal.js reads woff2, and
-    embedding the woff and ttf copies as well would triple the deck's size."""
-    source = project.root / "node_modules" / "katex" / "dist"
-    target = project.build_dir / "katex"
-    css = WOFF2_ONLY.sub(r"\1", (source / "katex.min.css").read_text(encoding="utf-8"))
-    target.mkdir(parents=True, exist_ok=True)
-    if not (target / "katex.min.css").exists() or (target / "katex.min.css").read_text(encoding="utf-8") != css:
-        # The stylesheet is renamed into place last, and each file atomically: another render
-        # reading these at the same time never sees half a file.
-        for font in (source / "fonts").iterdir():
-            _copy_atomically(font, target / "fonts" / font.name)
-        _copy_atomically(source / "katex.min.js", target / "katex.min.js")
-        aside = target / f".katex.min.css.{os.getpid()}.{threading.get_ident()}"
-        aside.write_text(css, encoding="utf-8")
-        os.replace(aside, target / "katex.min.css")
-    return target
-
+if TYPE_CHECKING:
+    from .build import Execution
+    from .project import Project
 
 MONTHS = ["জানুয়ারি", "ফেব্রুয়ারি", "মার্চ", "এপ্রিল", "মে", "জুন", "জুলাই", "আগস্ট", "সেপ্টেম্বর",
           "অক্টোবর", "নভেম্বর", "ডিসেম্বর"]
 BENGALI_DIGITS = str.maketrans("0123456789", "০১২৩৪৫৬৭৮৯")
 
 
-def bengali_date(timestamp):
+def bengali_date(timestamp: float) -> str:
     day = datetime.datetime.fromtimestamp(timestamp, datetime.timezone.utc)
     return f"{day.day} {MONTHS[day.month - 1]} {day.year}".translate(BENGALI_DIGITS)
-
-
-def _copy_atomically(source, target):
-    target.parent.mkdir(parents=True, exist_ok=True)
-    aside = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}")
-    shutil.copyfile(source, aside)
-    os.replace(aside, target)
 
 
 class LectureWriter:
     """Write one lecture's products from its executed notebook."""
 
-    def __init__(self, project, execution):
+    def __init__(self, project: Project, execution: Execution):
         self.project = project
         self.execution = execution
         self.name = execution.lecture.name
@@ -230,39 +51,34 @@ class LectureWriter:
         self.warnings = []
         self.children = Children()
 
-    def format_options(self, fmt):
+    def format_options(self, fmt: Format) -> dict:
         return {key: value for key, (value, _path, _line) in
                 option_sources(self.project, self.execution.lecture, fmt).items()}
 
-    def echo_default(self, fmt):
+    def echo_default(self, fmt: Format) -> bool:
         execute = {**(self.project.config.get("execute") or {}), **(self.execution.lecture.meta.get("execute") or {})}
         return self.format_options(fmt).get("echo", execute.get("echo", True))
 
-    def markdown(self, fmt):
-        emitter = MarkdownEmitter(fmt.name, lecture_figures_dir(self.project.root, self.name),
+    def markdown(self, fmt: Format) -> Path:
+        emitter = MarkdownEmitter(fmt, lecture_figures_dir(self.project.root, self.name),
                                   echo_default=self.echo_default(fmt), markdown_dir=self.build)
         text = emitter.emit(self.execution.notebook)
         path = self.build / f"{self.name}.{fmt.name}.md"
         path.write_text(text, encoding="utf-8")
         return path
 
-    def pandoc_args(self, fmt):
-        ext = self.project.extension_dir
+    def pandoc_args(self, fmt: Format) -> list[str]:
         args = ["--from=markdown", f"--to={fmt.name}", *fmt.fixed_args,
                 f"--resource-path={self.build}:{self.project.root}",
                 "--metadata", f"lang={self.project.config.get('lang', 'bn')}"]
         for flt in self.project.config.get("filters") or []:
             args.append(f"--lua-filter={(self.project.root / flt).resolve()}")
-        if fmt is REVEALJS:
-            node = self.project.root / "node_modules"
-            args += [f"--variable=revealjs-url={node / 'reveal.js'}", f"--katex={woff2_katex(self.project)}/"]
-        if fmt is TYPST:
-            args += [f"--template={ext / 'handout-template.typ'}"]
+        args += fmt.project_args(self.project)
         args += self._provenance_metadata()
-        args += _format_args(fmt, self.project, self.execution.lecture)
+        args += format_args(fmt, self.project, self.execution.lecture)
         return args
 
-    def _provenance_metadata(self):
+    def _provenance_metadata(self) -> list[str]:
         """The cover says when the outputs were made and by which versions."""
         record = self.execution.notebook.metadata.get("lecture", {})
         versions = record.get("versions") or {}
@@ -275,7 +91,7 @@ class LectureWriter:
             args += ["--metadata", f"render-date={bengali_date(record['executed_at'])}"]
         return args
 
-    def write_all(self, formats):
+    def write_all(self, formats: Iterable[Format]) -> list[Path]:
         """Render the formats (at the same time: pandoc and Typst are child processes) and only when
         every one succeeded put them all in place, so a lecture's slides and handout always come
         from the same render. Any failure or Ctrl-C stops the children and leaves the old products."""
@@ -303,11 +119,11 @@ class LectureWriter:
             for tmp in aside.values():
                 tmp.unlink(missing_ok=True)
 
-    def write(self, fmt):
+    def write(self, fmt: Format) -> Path:
         """Render one product; return its path. The old product survives any failure."""
         return self.write_all([fmt])[0]
 
-    def write_aside(self, fmt):
+    def write_aside(self, fmt: Format) -> Path:
         """Render one product next to where it goes; return that temporary file."""
         target = self.project.output_dir / self.name / fmt.product
         started = time.perf_counter()
@@ -317,22 +133,20 @@ class LectureWriter:
         tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
         target.parent.mkdir(parents=True, exist_ok=True)
         try:
-            if fmt is TYPST:
-                typ = self.build / f"{self.name}.typ"
-                self._pandoc(source, typ, fmt)
-                self.timings["pandoc typst"] = time.perf_counter() - started
+            # pandoc writes the product, or what the format's finishing step turns into it.
+            written = self.build / f"{self.name}{fmt.finish.suffix}" if fmt.finish else tmp
+            self._pandoc(source, written, fmt)
+            self.timings[f"pandoc {fmt.name}"] = time.perf_counter() - started
+            if fmt.finish:
                 started = time.perf_counter()
-                self._typst(typ, tmp)
-                self.timings["typst"] = time.perf_counter() - started
-            else:
-                self._pandoc(source, tmp, fmt)
-                self.timings["pandoc revealjs"] = time.perf_counter() - started
+                fmt.finish.run(self, written, tmp)
+                self.timings[fmt.finish.name] = time.perf_counter() - started
         except BaseException:
             tmp.unlink(missing_ok=True)
             raise
         return tmp
 
-    def _pandoc(self, source, output, fmt):
+    def _pandoc(self, source: Path, output: Path, fmt: Format) -> None:
         run = self.children.run([pypandoc.get_pandoc_path(), str(source), *self.pandoc_args(fmt), "-o", str(output)],
                                 cwd=self.build)
         if run.returncode != 0:
@@ -340,31 +154,6 @@ class LectureWriter:
                                self.execution.lecture.index)
         # Warnings (an unresolved @fig- reference, a missing image) are the author's to see.
         self.warnings.extend(line for line in run.stderr.splitlines() if line.strip())
-
-    def _typst(self, typ, pdf):
-        # The PDF's date is the execution's date: the same executed notebook gives the same bytes.
-        executed_at = self.execution.notebook.metadata.get("lecture", {}).get("executed_at")
-        options = dict(input=str(typ), output=str(pdf), root=str(self.project.root),
-                       font_paths=[str(handout_fonts(self.project))], ignore_system_fonts=True,
-                       timestamp=executed_at or 0, pdf_tags=True)
-        # Typst runs in a child process: inside the compiler nothing answers Ctrl-C, a child can be killed.
-        run = self.children.run([sys.executable, "-c", _TYPST_CHILD, json.dumps(options)], cwd=self.build)
-        if run.returncode != 0:
-            raise LectureError(f"typst could not compile the handout: {run.stderr.strip()}", typ)
-
-
-# The Typst compile as a child process. SIGINT kills it at once (Python would only see the signal
-# after the compiler returned); its own exception text is the message.
-_TYPST_CHILD = """
-import json, signal, sys
-signal.signal(signal.SIGINT, signal.SIG_DFL)
-import typst
-options = json.loads(sys.argv[1])
-try:
-    typst.compile(options.pop("input"), **options)
-except Exception as err:
-    sys.exit(str(err))
-"""
 
 
 class Children:
@@ -376,7 +165,7 @@ class Children:
         self.running = set()
         self.stopped = False
 
-    def run(self, argv, cwd):
+    def run(self, argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
         """Run argv to its end; return a CompletedProcess with text output."""
         with self.lock:
             if self.stopped:
@@ -394,7 +183,7 @@ class Children:
                 self.running.discard(process)
         return subprocess.CompletedProcess(argv, process.returncode, out, err)
 
-    def stop(self):
+    def stop(self) -> None:
         with self.lock:
             self.stopped = True
             for process in self.running:

@@ -1,4 +1,5 @@
--- Exercises and discussion questions carry their `.solution` inside.
+-- Exercises and discussion questions carry their `.answer` inside (not `.solution`: Quarto turns
+-- that class into its own proof environment before any user filter runs).
 -- Slides: the solution is the next step. Handout: the question stays in place and every solution
 -- goes to one appendix at the end ("উত্তরমালা"), numbered like its question.
 local C = require("common")
@@ -24,13 +25,13 @@ local function question(div)
   local title = div.attributes["title"]
   local kept, solutions = {}, {}
   for _, b in ipairs(div.content) do
-    if b.t == "Div" and C.has_class(b, "solution") then
+    if b.t == "Div" and C.has_class(b, "answer") then
       table.insert(solutions, b)
     else
       table.insert(kept, b)
     end
   end
-  if #solutions == 0 then C.fail(name .. " has no ::: {.solution} block") end
+  if #solutions == 0 then C.fail(name .. " has no ::: {.answer} block") end
   local heading = pandoc.Strong({ pandoc.Str(name .. (title and (" · " .. title) or "")) })
   table.insert(kept, 1, pandoc.Para({ heading }))
 

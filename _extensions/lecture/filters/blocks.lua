@@ -1,6 +1,7 @@
 -- Cells, outputs, callouts, boxes and figures in each product's own form.
 -- Slides style them with theme.css; the handout calls the functions of handout.typ.
 local C = require("common")
+local pdf_figures = require("pdf_figures")
 
 local CALLOUT_TITLES = {
   note = "নোট", tip = "টিপ", warning = "সতর্কতা", important = "জরুরি", caution = "সাবধান",
@@ -25,8 +26,8 @@ local function take_title(div, default)
   return pandoc.Inlines(default)
 end
 
-local function callout(div, kind, default_title)
-  local title = take_title(div, default_title)
+local function callout(div, kind, default_title, title)
+  title = title or take_title(div, default_title)
   if C.slides then
     local head = pandoc.Div({ pandoc.Plain(title) }, pandoc.Attr("", { "callout-title" }))
     div.content:insert(1, head)
@@ -49,6 +50,7 @@ local function figure_typst(fig)
   local image
   fig:walk({ Image = function(img) image = image or img end })
   if not image then return nil end
+  if C.quarto then image.src = pdf_figures.pdf_for(image.src) end
   local alt = image.attributes["fig-alt"] or pandoc.utils.stringify(image.caption)
   local caption = C.inlines_to(pandoc.utils.blocks_to_inlines(fig.caption.long), "typst")
   local call = string.format('#figure(image(%s, alt: %s, width: 100%%), caption: [%s], numbering: none, supplement: none)',
@@ -57,9 +59,58 @@ local function figure_typst(fig)
   return pandoc.RawBlock("typst", call)
 end
 
+-- Quarto parses callout divs into its own Callout node before user filters run; give that node the
+-- same form as plain pandoc's div, so both renderers write the same callout.
+local function quarto_callout(node)
+  local kind = node.type or "note"
+  local title = node.title
+  local kind_of_title = title and pandoc.utils.type(title)
+  if kind_of_title == "Blocks" then title = pandoc.utils.blocks_to_inlines(title)
+  elseif kind_of_title == "Block" then title = pandoc.utils.blocks_to_inlines({ title })
+  elseif kind_of_title == "Inline" then title = pandoc.Inlines({ title }) end
+  if not title or #title == 0 then title = pandoc.Inlines(CALLOUT_TITLES[kind] or kind) end
+  local div = pandoc.Div(node.content, pandoc.Attr(node.attr and node.attr.identifier or "", { "callout-" .. kind }))
+  return callout(div, kind, nil, title)
+end
+
+-- Quarto keeps terminal colour codes and, for an error, the whole traceback; scripts/render shows
+-- output as plain text and an error as its last line ("Type: message").
+local ANSI = "\27%[[0-9;?]*[A-Za-z]"
+
+local function quarto_output(div)
+  local is_error = C.has_class(div, "cell-output-error")
+  return div:walk({ CodeBlock = function(cb)
+    local text = cb.text:gsub(ANSI, "")
+    if is_error then
+      -- The message starts at the last unindented "Name: ..." line that is not a frame's header.
+      local lines, start = {}, nil
+      for line in (text .. "\n"):gmatch("([^\n]*)\n") do
+        table.insert(lines, line)
+        if line:match("^[%a_][%w_.]*: ") and not line:match("^File ") and not line:match("^Cell ") then
+          start = #lines
+        end
+      end
+      if start then
+        text = table.concat(lines, "\n", start):gsub("%s+$", "")
+      end
+    end
+    cb.text = text
+    return cb
+  end })
+end
+
 return {
+  Callout = quarto_callout,
+  -- Pandoc's Typst writer puts every table in a figure of kind table (handout.typ numbers them
+  -- "সারণি ৯.১"); Quarto's writes an uncaptioned table bare.
+  Table = function(tbl)
+    if C.quarto and C.handout then
+      return C.typst_wrap("figure", "kind: table", { tbl })
+    end
+  end,
   Div = function(el)
     if C.has_class(el, "cell-output") then
+      if C.quarto then el = quarto_output(el) end
       if C.handout then return C.typst_wrap("output-block", 'kind: "' .. output_kind(el) .. '"', el.content) end
       -- Output is text, not code: keep highlight.js from guessing a language for it.
       return el:walk({ CodeBlock = function(cb)
@@ -82,9 +133,18 @@ return {
     end
     return el
   end,
+  -- Any image of an output (a figure or not) takes its PDF rendering in Quarto's handout.
+  Image = function(img)
+    if C.quarto and C.handout then
+      img.src = pdf_figures.pdf_for(img.src)
+      return img
+    end
+  end,
   Figure = function(fig)
-    if C.handout and not C.quarto then return figure_typst(fig) end
+    if C.handout then return figure_typst(fig) end
     if C.slides then
+      -- One figure per slide is the slide's content, not a picture to stretch (Quarto would
+      -- otherwise replace the figure by a stretched image and a caption paragraph).
       -- Screen readers get the figure's description, not the caption a second time.
       return fig:walk({ Image = function(img)
         local alt = img.attributes["fig-alt"]
@@ -92,6 +152,7 @@ return {
           img.caption = pandoc.Inlines(alt)
           img.attributes["fig-alt"] = nil
         end
+        if C.quarto then img.classes:insert("nostretch") end
         return img
       end })
     end

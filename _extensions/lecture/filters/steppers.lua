@@ -28,6 +28,34 @@ local function lines_label(spec)
   return "লাইন " .. C.bn(spec:gsub("-", "–"):gsub(",", ", "))
 end
 
+-- Under Quarto the highlight steps are made by Quarto's own line-highlight plugin, which numbers
+-- its fragments from the code element's data-fragment-index; Quarto writes that attribute on the
+-- div around the code. This moves it onto the code before reveal.js (and the plugin) initialise.
+local QUARTO_FRAGMENT_INDEX = [[
+<script>
+(function () {
+  function moveIndices() {
+    document.querySelectorAll("div.sourceCode[data-code-line-numbers][data-fragment-index]").forEach(function (div) {
+      div.querySelectorAll("pre code").forEach(function (code) {
+        code.setAttribute("data-fragment-index", div.getAttribute("data-fragment-index"));
+      });
+    });
+  }
+  var deck;
+  Object.defineProperty(window, "Reveal", { configurable: true, get: function () { return deck; },
+    set: function (value) {
+      deck = value;
+      if (value && value.initialize && !value.lectureSteppers) {
+        var initialize = value.initialize;
+        value.initialize = function () { moveIndices(); return initialize.apply(this, arguments); };
+        value.lectureSteppers = true;
+      }
+    } });
+})();
+</script>
+]]
+local included = false
+
 -- The line numbers a step highlights: "7-8" -> {7, 8}; "6,8" -> {6, 8}.
 local function lines_of(spec)
   local lines = {}
@@ -120,6 +148,10 @@ local function stepper(div)
     C.fail(string.format("%s declares %d highlight steps but explains %d", where, #steps, #items))
   end
 
+  if C.slides and C.quarto and not included then
+    quarto.doc.include_text("in-header", QUARTO_FRAGMENT_INDEX)
+    included = true
+  end
   if C.slides then
     -- reveal.js clones the code once per step as fragments numbered from the code's own index;
     -- starting at 1 gives step k the same index as explanation k. (find_code saw a copy.)

@@ -39,6 +39,11 @@ return {
     local course, episode = str(meta, "course"), str(meta, "episode")
     if course and not meta.author then
       meta.author = pandoc.MetaInlines(span(course, "title-course"))
+      -- Quarto's title slide lists `by-author` (it normalised the authors before this filter ran).
+      if C.quarto then
+        meta["by-author"] = pandoc.MetaList({ pandoc.MetaMap({
+          name = pandoc.MetaMap({ literal = pandoc.MetaInlines(span(course, "title-course")) }) }) })
+      end
     end
     if episode and not meta.date then
       local parts = { "পর্ব " .. C.bn(string.format("%02d", tonumber(episode) or 0)) }

@@ -1,0 +1,311 @@
+"""The formats a lecture is written in, one record each, in one table (`FORMATS`).
+
+A `Format` says everything the write stage, the build and the course page need to know about a
+format: the product's file name, which Quarto options it accepts and the pandoc arguments each
+becomes, the figure data it prefers, its fixed and project-dependent pandoc arguments, the step that
+finishes pandoc's output into the product (Typst compiles the handout), the assets every lecture
+shares (prepared once before parallel renders) and its link on the course page. The stages read
+the record; none of them branches on a format's name. Adding a format is adding a record here.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import sys
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from .errors import LectureError
+
+if TYPE_CHECKING:
+    from .project import Project
+    from .qmd import Lecture
+    from .writers import LectureWriter
+
+# An option converter: the option's value and the project root -> pandoc arguments.
+Converter = Callable[[Any, Path], list[str]]
+
+
+# ---- option converters ----------------------------------------------------------------------------
+
+def _listed(value: Any) -> list:
+    return value if isinstance(value, list) else [value]
+
+
+def _yaml_scalar(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def var(name: str) -> Converter:
+    """A template variable (`-V name=value`)."""
+    return lambda value, root: ["-V", f"{name}={_yaml_scalar(value)}"]
+
+
+def js_var(name: str) -> Converter:
+    """A reveal.js setting the template writes as bare JavaScript: strings need their quotes."""
+    return lambda value, root: ["-V", f"{name}={_yaml_scalar(value) if isinstance(value, (bool, int, float)) else repr(str(value))}"]
+
+
+def meta(name: str) -> Converter:
+    """A metadata field (`-M name=value`)."""
+    return lambda value, root: ["-M", f"{name}={_yaml_scalar(value)}"]
+
+
+def arg(flag: str) -> Converter:
+    """A pandoc option with a value, once per listed value."""
+    return lambda value, root: [x for v in _listed(value) for x in (flag, str(v))]
+
+
+def switch(flag: str) -> Converter:
+    """A pandoc flag, given when the option is true."""
+    return lambda value, root: [flag] if value else []
+
+
+def paths(flag: str) -> Converter:
+    """An option naming files, which _quarto.yml gives relative to the project root."""
+    return lambda value, root: [x for v in _listed(value) for x in (flag, str((root / v).resolve()))]
+
+
+def ignored(value: Any, root: Path) -> list[str]:
+    """An option Quarto knows and this renderer fixes (or that only Quarto needs)."""
+    return []
+
+
+# ---- shared assets ----------------------------------------------------------------------------------
+
+# The handout's fonts (Debian fonts-noto-core and fonts-dejavu-core). Typst sees only these: the
+# same PDF on every machine, and no scan of the hundreds of other Noto files at each compile.
+FONT_FILES = {
+    "/usr/share/fonts/truetype/noto": ["NotoSans-*.ttf", "NotoSansBengali-*.ttf"],
+    "/usr/share/fonts/truetype/dejavu": ["DejaVuSans.ttf", "DejaVuSans-Bold.ttf", "DejaVuSansMono*.ttf"],
+}
+
+
+def handout_fonts(project: Project) -> Path:
+    """A folder of links to exactly the handout's fonts."""
+    folder = project.build_dir / "fonts"
+    folder.mkdir(parents=True, exist_ok=True)
+    for directory, patterns in FONT_FILES.items():
+        for pattern in patterns:
+            found = sorted(Path(directory).glob(pattern))
+            if not found:
+                raise LectureError(f"font {directory}/{pattern} is missing; install it with: "
+                                   "apt-get install fonts-noto-core fonts-dejavu-core")
+            for font in found:
+                link = folder / font.name
+                if link.is_symlink() and link.readlink() == font:
+                    continue
+                # Linked aside and renamed into place: a concurrent render, or a stale link left
+                # by another machine's fonts, never makes this fail.
+                aside = folder / f".{font.name}.{os.getpid()}.{threading.get_ident()}"
+                aside.unlink(missing_ok=True)
+                aside.symlink_to(font)
+                os.replace(aside, link)
+    return folder
+
+
+WOFF2_ONLY = re.compile(r'(url\([^)]+\.woff2\) format\("woff2"\))(?:,url\([^)]+\) format\("[^"]+"\))+')
+
+
+def woff2_katex(project: Project) -> Path:
+    """KaTeX with only its woff2 fonts: every browser that runs reveal.js reads woff2, and
+    embedding the woff and ttf copies as well would triple the deck's size."""
+    source = project.root / "node_modules" / "katex" / "dist"
+    target = project.build_dir / "katex"
+    css = WOFF2_ONLY.sub(r"\1", (source / "katex.min.css").read_text(encoding="utf-8"))
+    target.mkdir(parents=True, exist_ok=True)
+    if not (target / "katex.min.css").exists() or (target / "katex.min.css").read_text(encoding="utf-8") != css:
+        # The stylesheet is renamed into place last, and each file atomically: another render
+        # reading these at the same time never sees half a file.
+        for font in (source / "fonts").iterdir():
+            _copy_atomically(font, target / "fonts" / font.name)
+        _copy_atomically(source / "katex.min.js", target / "katex.min.js")
+        aside = target / f".katex.min.css.{os.getpid()}.{threading.get_ident()}"
+        aside.write_text(css, encoding="utf-8")
+        os.replace(aside, target / "katex.min.css")
+    return target
+
+
+def _copy_atomically(source: Path, target: Path) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    aside = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}")
+    shutil.copyfile(source, aside)
+    os.replace(aside, target)
+
+
+# ---- finishing steps -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Finish:
+    """What turns pandoc's output into the product, when pandoc does not write the product itself."""
+    name: str  # also the key of its time in the writer's timings
+    suffix: str  # pandoc's output, `_build/<lecture>/<lecture><suffix>`
+    run: Callable[[LectureWriter, Path, Path], None]  # (writer, pandoc's output, product file)
+    package: str | None = None  # the Python package doing it: its version is an input of every product
+
+
+# The Typst compile as a child process. SIGINT kills it at once (Python would only see the signal
+# after the compiler returned); its own exception text is the message.
+_TYPST_CHILD = """
+import json, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+import typst
+options = json.loads(sys.argv[1])
+try:
+    typst.compile(options.pop("input"), **options)
+except Exception as err:
+    sys.exit(str(err))
+"""
+
+
+def compile_typst(writer: LectureWriter, typ: Path, pdf: Path) -> None:
+    """Typst -> PDF with exactly the handout's fonts. The PDF's date is the execution's date: the
+    same executed notebook gives the same bytes."""
+    executed_at = writer.execution.notebook.metadata.get("lecture", {}).get("executed_at")
+    options = dict(input=str(typ), output=str(pdf), root=str(writer.project.root),
+                   font_paths=[str(handout_fonts(writer.project))], ignore_system_fonts=True,
+                   timestamp=executed_at or 0, pdf_tags=True)
+    # Typst runs in a child process: inside the compiler nothing answers Ctrl-C, a child can be killed.
+    run = writer.children.run([sys.executable, "-c", _TYPST_CHILD, json.dumps(options)], cwd=writer.build)
+    if run.returncode != 0:
+        raise LectureError(f"typst could not compile the handout: {run.stderr.strip()}", typ)
+
+
+# ---- the record ---------------------------------------------------------------------------------
+
+def _no_args(project: Project) -> list[str]:
+    return []
+
+
+def _no_assets(project: Project) -> None:
+    return None
+
+
+# eq=False: a format is its record; identity is equality (and the options table is not hashable).
+@dataclass(frozen=True, eq=False)
+class Format:
+    name: str  # Quarto's format name, also pandoc's `--to`
+    product: str  # file name inside _output/<lecture>/
+    options: Mapping[str, Converter]  # the Quarto options it accepts -> their pandoc arguments
+    figure_mimes: tuple[str, ...]  # figure data it takes, best first
+    link_label: str  # the product's link on the course page
+    fixed_args: tuple[str, ...] = ()  # pandoc arguments always passed
+    project_args: Callable[[Project], list[str]] = _no_args  # pandoc arguments that name project files
+    finish: Finish | None = None  # None: pandoc writes the product itself
+    shared_assets: Callable[[Project], object] = _no_assets  # prepared once before lectures render in parallel
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "options", MappingProxyType(dict(self.options)))
+
+    def __repr__(self) -> str:
+        return f"Format({self.name!r})"
+
+
+def _revealjs_args(project: Project) -> list[str]:
+    return [f"--variable=revealjs-url={project.root / 'node_modules' / 'reveal.js'}",
+            f"--katex={woff2_katex(project)}/"]
+
+
+def _typst_args(project: Project) -> list[str]:
+    return [f"--template={project.extension_dir / 'handout-template.typ'}"]
+
+
+REVEALJS = Format(
+    name="revealjs",
+    product="slides.html",
+    options={
+        "slide-number": js_var("slideNumber"), "width": var("width"), "height": var("height"),
+        "margin": var("margin"), "transition": var("transition"), "controls": var("controls"),
+        "progress": var("progress"), "hash": var("hash"), "center": var("center"),
+        "history": var("history"), "navigation-mode": var("navigationMode"),
+        "controls-layout": var("controlsLayout"),
+        "slide-level": arg("--slide-level"), "incremental": switch("--incremental"),
+        "css": paths("--css"), "include-after-body": paths("--include-after-body"),
+        "include-in-header": paths("--include-in-header"), "theme": var("theme"), "highlightjs-theme": var("highlightjs-theme"),
+        # Fixed by this renderer: always KaTeX, always one self-contained file.
+        "html-math-method": ignored, "embed-resources": ignored, "self-contained-math": ignored,
+        "code-line-numbers": ignored, "highlight-style": ignored, "slide-tone": ignored,
+        "output-file": ignored, "menu": ignored,
+        # `![…](../../figures/09-nn-module/drawn)`: the slides take drawn.svg, the handout drawn.pdf.
+        "default-image-extension": arg("--default-image-extension"),
+    },
+    # SVG keeps slides sharp.
+    figure_mimes=("image/svg+xml", "image/png", "application/pdf"),
+    link_label="স্লাইড",
+    fixed_args=("--standalone", "--embed-resources", "--syntax-highlighting=idiomatic"),
+    project_args=_revealjs_args,
+    shared_assets=woff2_katex,
+)
+
+TYPST = Format(
+    name="typst",
+    product="handout.pdf",
+    options={
+        "papersize": var("papersize"), "toc": switch("--toc"), "toc-depth": arg("--toc-depth"),
+        "toc-title": meta("toc-title"), "number-sections": switch("--number-sections"),
+        "section-numbering": var("section-numbering"), "fontsize": var("fontsize"),
+        "mainfont": var("mainfont"), "margin": var("margin"), "columns": var("columns"),
+        "include-in-header": paths("--include-in-header"),
+        "syntax-highlighting": lambda value, root: [f"--syntax-highlighting={value}"],
+        # Quarto-only: its typst partials call the same handout.typ that our template imports.
+        "template-partials": ignored, "keep-typ": ignored, "keep-ipynb": ignored, "output-file": ignored,
+        "default-image-extension": arg("--default-image-extension"),
+    },
+    # Typst mangles Bengali inside SVG: the handout takes the PDF rendering of the same figure.
+    figure_mimes=("application/pdf", "image/png", "image/svg+xml"),
+    link_label="হ্যান্ডআউট (PDF)",
+    fixed_args=("--standalone",),
+    project_args=_typst_args,
+    finish=Finish(name="typst", suffix=".typ", run=compile_typst, package="typst"),
+    shared_assets=handout_fonts,
+)
+
+FORMATS: dict[str, Format] = {f.name: f for f in (REVEALJS, TYPST)}
+
+
+# ---- options from _quarto.yml and the front matter -------------------------------------------------
+
+def _options(formats: Any, fmt: Format) -> dict:
+    """One format's options from a `format:` mapping (`revealjs: default` means none)."""
+    options = (formats or {}).get(fmt.name)
+    return options if isinstance(options, dict) else {}
+
+
+def option_sources(project: Project, lecture: Lecture, fmt: Format) -> dict[str, tuple[Any, Path, int | None]]:
+    """Each option of a format with its value and where it is set: _quarto.yml's options, then the
+    lecture's own front matter on top (as Quarto merges them)."""
+    found = {}
+    for config, path, lines in ((project.config, project.config_path, project.config_lines),
+                                (lecture.meta, lecture.index, lecture.meta_lines)):
+        for key, value in _options(config.get("format"), fmt).items():
+            found[key] = (value, path, lines.get(("format", fmt.name, key)))
+    return found
+
+
+def check_format_options(project: Project, lecture: Lecture) -> None:
+    """Every format option is one this renderer knows; an unknown one is blamed where it is set."""
+    for fmt in FORMATS.values():
+        for key, (_value, path, line) in option_sources(project, lecture, fmt).items():
+            if key not in fmt.options:
+                raise LectureError(f"format option '{fmt.name}: {key}' is outside the supported subset "
+                                   f"({', '.join(sorted(fmt.options))})", path, line)
+
+
+def option_args(fmt: Format, options: Mapping[str, Any], root: Path) -> list[str]:
+    """The pandoc arguments of a format's options (all of them known to it)."""
+    return [a for key, value in options.items() for a in fmt.options[key](value, root)]
+
+
+def format_args(fmt: Format, project: Project, lecture: Lecture) -> list[str]:
+    """The pandoc arguments a lecture's options give for one format."""
+    check_format_options(project, lecture)
+    options = {key: value for key, (value, _path, _line) in option_sources(project, lecture, fmt).items()}
+    return option_args(fmt, options, project.root)

@@ -1,0 +1,261 @@
+"""`quarto render` (the real Quarto CLI) gives the same deck and handout as scripts/render.
+
+Quarto is found in $QUARTO or on PATH (CI: .ci/run exports the kit beside the clone); without one the
+tests are skipped with that reason. Quarto renders a throwaway copy of the project, never the
+working tree, so its products do not replace the ones the other tests read.
+
+- From the executed notebooks (`quarto render` at the project root, our execute step as pre-render):
+  the deck's slides match ours one to one (ids, titles, notes, quiz options, figures and captions,
+  callouts, answers), the steppers highlight the same lines with the same explanation at every step,
+  the deck makes no network request, and the handout has our headings, pages, fonts, cover, figure
+  captions and appendix, with no markdown left as text. Quarto's log has no warning.
+- From the sources, Quarto executing the cells itself (`quarto render lectures/<lecture>/index.qmd`):
+  the same slide list and handout headings.
+"""
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from quarto_products import deck_profile, handout_profile
+
+ROOT = Path(__file__).resolve().parents[1]
+LECTURE = "09-nn-module"
+COPIED = ["_quarto.yml", "_extensions", "code", "lectures", "scripts", "pyproject.toml", "package.json",
+          "package-lock.json"]
+LINKED = [".venv", "node_modules"]
+# What Quarto prints when something is wrong: "WARN:", "WARNING:", "ERROR:" (its log levels) and
+# pandoc's "[WARNING]". The kernel's own start-up notice ("[IPKernelApp] WARNING | Kernel is running
+# over TCP without encryption", ipykernel 7) is not Quarto's and says nothing about our sources.
+QUARTO_WARNING = re.compile(r"^(?:\x1b\[[0-9;]*m)*(?:WARN(?:ING)?\b|ERROR\b|\[WARNING\]|\[ERROR\])", re.M)
+
+
+def find_quarto():
+    found = os.environ.get("QUARTO") or shutil.which("quarto")
+    if found and Path(found).exists():
+        return found
+    return None
+
+
+QUARTO = find_quarto()
+pytestmark = pytest.mark.skipif(QUARTO is None, reason="no Quarto CLI: set $QUARTO or put quarto on PATH "
+                                                       "(.ci/run uses ../shared/quarto/bin/quarto)")
+
+
+def project_copy(folder: Path) -> Path:
+    """The project's sources, settings and scripts, with the venv and npm packages linked and the
+    execution cache copied (so Quarto's pre-render starts no kernel when ours is current)."""
+    for name in COPIED:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, folder / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        else:
+            shutil.copy(source, folder / name)
+    for name in LINKED:
+        (folder / name).symlink_to(ROOT / name)
+    if (ROOT / "_build" / "cache").exists():
+        shutil.copytree(ROOT / "_build" / "cache", folder / "_build" / "cache")
+    return folder
+
+
+def quarto(project: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "QUARTO_PYTHON": str(ROOT / ".venv" / "bin" / "python")}
+    return subprocess.run([QUARTO, "render", *args], cwd=project, env=env, capture_output=True, text=True,
+                          timeout=1800)
+
+
+def warnings_in(log: str) -> list[str]:
+    return [line for line in log.splitlines() if QUARTO_WARNING.search(line)]
+
+
+@pytest.fixture(scope="module")
+def from_notebooks(rendered, tmp_path_factory):
+    """`quarto render` at the root of a copy of the project."""
+    project = project_copy(tmp_path_factory.mktemp("quarto-project"))
+    run = quarto(project)
+    log = run.stdout + run.stderr
+    (ROOT / "tests" / "artifacts").mkdir(parents=True, exist_ok=True)
+    (ROOT / "tests" / "artifacts" / "quarto-render.log").write_text(log, encoding="utf-8")
+    assert run.returncode == 0, log[-4000:]
+    return project, log
+
+
+@pytest.fixture(scope="module")
+def ours(browser, rendered):
+    return (deck_profile(browser, rendered / LECTURE / "slides.html"),
+            handout_profile(rendered / LECTURE / "handout.pdf"))
+
+
+@pytest.fixture(scope="module")
+def theirs(browser, from_notebooks):
+    project, _log = from_notebooks
+    return (deck_profile(browser, project / "_output" / LECTURE / "slides.html"),
+            handout_profile(project / "_output" / LECTURE / "handout.pdf"))
+
+
+def test_products_where_the_readme_says_and_nothing_else_changed(from_notebooks):
+    project, log = from_notebooks
+    assert (project / "_output" / LECTURE / "slides.html").stat().st_size > 100_000
+    assert (project / "_output" / LECTURE / "handout.pdf").stat().st_size > 50_000
+    # Quarto's own folder layout is gone, and Quarto did not touch the sources' folder or .gitignore.
+    assert not (project / "_output" / "_build").exists()
+    assert not list((project / "lectures").rglob("*.html")), "Quarto wrote into lectures/"
+    assert not (project / ".gitignore").exists() or "quarto" not in (project / ".gitignore").read_text()
+
+
+def test_quarto_log_has_no_warning(from_notebooks):
+    _project, log = from_notebooks
+    assert warnings_in(log) == [], "\n".join(warnings_in(log))
+
+
+SLIDE_KEYS = ["id", "title", "divider", "notes", "quiz_options", "step_notes", "callouts", "figures",
+              "answers", "math"]
+
+
+def test_slides_match_one_to_one(ours, theirs):
+    deck, quarto_deck = ours[0], theirs[0]
+    mine = [{k: s[k] for k in SLIDE_KEYS} for s in deck.slides]
+    other = [{k: s[k] for k in SLIDE_KEYS} for s in quarto_deck.slides]
+    assert len(other) == len(mine), f"Quarto: {len(other)} slides, scripts/render: {len(mine)}"
+    different = [(a, b) for a, b in zip(mine, other) if a != b]
+    assert not different, "\n".join(f"ours:   {a}\nQuarto: {b}" for a, b in different[:5])
+    # The things the lecture is made of are really there (a profile of two empty decks would match).
+    assert deck.total("notes") > 40 and deck.total("quiz_options") >= 12 and deck.total("step_notes") >= 6
+    assert any(f.startswith("ছবি ৯.১ — ") for s in deck.slides for f in s["figures"])
+
+
+def test_deck_is_offline_and_quiet(theirs):
+    deck = theirs[0]
+    assert deck.requests == [], f"network requests: {deck.requests}"
+    assert deck.remote_in_source == [], deck.remote_in_source
+    assert deck.console == [], deck.console
+    assert "Noto Sans Bengali Web" in deck.fonts, deck.fonts
+
+
+STEP_STATE = r"""
+() => {
+  const s = Reveal.getCurrentSlide();
+  const code = [...s.querySelectorAll('pre code')].filter(c => c.classList.contains('current-fragment'))[0];
+  let lines = null;
+  if (code) {
+    // reveal.js's highlight plugin (scripts/render) marks table rows; Quarto's marks line spans.
+    const rows = [...code.querySelectorAll('tr.highlight-line td.hljs-ln-numbers[data-line-number]')]
+      .map(td => +td.getAttribute('data-line-number'));
+    const spans = [...code.querySelectorAll(':scope > span')]
+      .map((span, i) => span.classList.contains('highlight-line') ? i + 1 : 0).filter(Boolean);
+    lines = rows.length ? rows : spans;
+  }
+  return {lines, steps: [...s.querySelectorAll('.stepper-step.current-fragment')].map(e => e.textContent.trim().slice(0, 2))};
+}
+"""
+
+
+def stepping(browser, deck_path):
+    """Every stepper slide, stepped through: the highlighted lines and the explanation at each step."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    page.goto(deck_path.as_uri())
+    page.wait_for_function("window.Reveal && Reveal.isReady()")
+    found = {}
+    try:
+        ids = page.evaluate("Reveal.getSlides().filter(s => s.querySelector('.stepper-slide')).map(s => s.id)")
+        for ident in ids:
+            page.evaluate(f"location.hash = '#/{ident}'")
+            page.wait_for_function(f"Reveal.getCurrentSlide() && Reveal.getCurrentSlide().id === '{ident}'")
+            count = page.evaluate("Reveal.getCurrentSlide().querySelectorAll('.stepper-step').length")
+            states = []
+            for k in range(count):
+                page.evaluate(f"(() => {{ const i = Reveal.getIndices(); Reveal.slide(i.h, i.v || 0, {k}); }})()")
+                states.append(page.evaluate(STEP_STATE))
+            found[ident] = states
+    finally:
+        context.close()
+    return found
+
+
+def test_steppers_highlight_the_same_lines_with_the_same_explanation(browser, rendered, from_notebooks):
+    project, _log = from_notebooks
+    mine = stepping(browser, rendered / LECTURE / "slides.html")
+    other = stepping(browser, project / "_output" / LECTURE / "slides.html")
+    assert mine and all(s["lines"] for states in mine.values() for s in states), mine
+    assert other == mine
+
+
+def words(text):
+    """The handout's words in reading order, without running headers and page numbers (page breaks
+    fall where they fall)."""
+    kept = [line for line in text.splitlines()
+            if not line.startswith("বাংলায় PyTorch · পর্ব") and not re.fullmatch(r"\s*[০-৯]+\s*", line)]
+    return sorted(re.sub(r"\s+", " ", "\n".join(kept)).split())
+
+
+def test_handout_matches(ours, theirs):
+    mine, other = ours[1], theirs[1]
+    assert other.headings == mine.headings
+    assert len(mine.headings) > 60
+    assert other.pages == mine.pages
+    assert other.fonts == mine.fonts
+    for marker in (":::", "{.", "{#", "Figure", "Table"):
+        assert marker not in other.text, f"'{marker}' printed in Quarto's handout"
+    # Cover: render date and versions.
+    assert "রেন্ডার:" in other.first_page and "PyTorch" in other.first_page, other.first_page
+    # Figures: the same numbered captions, and the same words (the PDF figure's Bengali legend
+    # included; the SVG one would come out as other glyphs).
+    assert re.findall(r"ছবি ৯\.[০-৯]+", other.text) == re.findall(r"ছবি ৯\.[০-৯]+", mine.text)
+    assert words(other.text) == words(mine.text)
+    # Answers: in the appendix only, with the same entries.
+    assert mine.after("উত্তরমালা") and other.after("উত্তরমালা")
+    assert [h for h in other.headings if "অনুশীলনী" in h[1] or "আলোচনার" in h[1]] == \
+        [h for h in mine.headings if "অনুশীলনী" in h[1] or "আলোচনার" in h[1]]
+
+
+def test_quarto_executing_the_source_gives_the_same_lecture(browser, ours, tmp_path_factory):
+    """`quarto render lectures/<lecture>/index.qmd`: Quarto runs the cells in its own kernel and our
+    filters do the rest, without our executor."""
+    project = project_copy(tmp_path_factory.mktemp("quarto-source"))
+    run = quarto(project, f"lectures/{LECTURE}/index.qmd")
+    log = run.stdout + run.stderr
+    (ROOT / "tests" / "artifacts" / "quarto-render-source.log").write_text(log, encoding="utf-8")
+    assert run.returncode == 0, log[-4000:]
+    assert "Executing 'index.quarto_ipynb'" in log  # Quarto ran the cells in its own kernel
+    assert warnings_in(log) == [], "\n".join(warnings_in(log))
+    deck = deck_profile(browser, project / "_output" / LECTURE / "slides.html")
+    handout = handout_profile(project / "_output" / LECTURE / "handout.pdf")
+    assert deck.titles() == ours[0].titles()
+    assert [s["notes"] for s in deck.slides] == [s["notes"] for s in ours[0].slides]
+    assert deck.total("quiz_options") == ours[0].total("quiz_options")
+    assert deck.requests == []
+    assert handout.headings == ours[1].headings
+    assert "রেন্ডার:" in handout.first_page and "PyTorch" in handout.first_page
+    # The same words (the PDF figures: an SVG figure's Bengali legend would come out as other
+    # glyphs). Words with digits are left out: this is another execution, and on this kind of
+    # machine a float32 training run may end a few ulps apart from the cached one.
+    without_digits = lambda text: [w for w in words(text) if not re.search(r"[0-9০-৯]", w)]  # noqa: E731
+    assert without_digits(handout.text) == without_digits(ours[1].text)
+    assert not list((project / "lectures").rglob("*.quarto_ipynb")), "Quarto's kept notebook left behind"
+    assert not list((project / "lectures").rglob("*.html"))
+
+
+def test_quiz_answers_in_quartos_deck(browser, from_notebooks):
+    """The quiz answers by click in Quarto's deck too, offline (slides.html is shared)."""
+    project, _log = from_notebooks
+    context = browser.new_context(viewport={"width": 1280, "height": 720}, offline=True)
+    page = context.new_page()
+    try:
+        page.goto((project / "_output" / LECTURE / "slides.html").as_uri())
+        page.wait_for_function("window.Reveal && Reveal.isReady()")
+        ident = page.evaluate("Reveal.getSlides().find(s => s.querySelector('.quiz')).id")
+        page.evaluate(f"location.hash = '#/{ident}'")
+        page.wait_for_function(f"Reveal.getCurrentSlide().id === '{ident}'")
+        page.click(f"#{ident} .quiz-option[data-correct='false']")
+        # The explanation is the slide's next step: it becomes visible (and fades in).
+        page.wait_for_function(f"document.querySelector('#{ident} .quiz-explain').classList.contains('visible')")
+        state = page.evaluate(f"""(() => {{ const q = document.querySelector('#{ident} .quiz');
+            return {{feedback: q.querySelector('.quiz-feedback').className,
+                     right: q.querySelectorAll('.quiz-option.right').length}}; }})()""")
+    finally:
+        context.close()
+    assert "is-wrong" in state["feedback"] and state["right"] == 1, state
