@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
+from conftest import LECTURES
 from quarto_products import deck_profile, handout_profile
 
 ROOT = Path(__file__).resolve().parents[1]
-LECTURE = "09-nn-module"
 COPIED = ["_quarto.yml", "_extensions", "code", "lectures", "scripts", "pyproject.toml", "package.json",
           "package-lock.json"]
 LINKED = [".venv", "node_modules"]
@@ -83,23 +83,29 @@ def from_notebooks(rendered, tmp_path_factory):
     return project, log
 
 
-@pytest.fixture(scope="module")
-def ours(browser, rendered):
-    return (deck_profile(browser, rendered / LECTURE / "slides.html"),
-            handout_profile(rendered / LECTURE / "handout.pdf"))
+@pytest.fixture(scope="module", params=[str(lecture) for lecture in LECTURES])
+def lecture(request) -> str:
+    """Every lecture of the project: one `quarto render` makes them all, each is compared."""
+    return request.param
 
 
 @pytest.fixture(scope="module")
-def theirs(browser, from_notebooks):
+def ours(browser, rendered, lecture):
+    return (deck_profile(browser, rendered / lecture / "slides.html"),
+            handout_profile(rendered / lecture / "handout.pdf"))
+
+
+@pytest.fixture(scope="module")
+def theirs(browser, from_notebooks, lecture):
     project, _log = from_notebooks
-    return (deck_profile(browser, project / "_output" / LECTURE / "slides.html"),
-            handout_profile(project / "_output" / LECTURE / "handout.pdf"))
+    return (deck_profile(browser, project / "_output" / lecture / "slides.html"),
+            handout_profile(project / "_output" / lecture / "handout.pdf"))
 
 
-def test_products_where_the_readme_says_and_nothing_else_changed(from_notebooks):
+def test_products_where_the_readme_says_and_nothing_else_changed(from_notebooks, lecture):
     project, log = from_notebooks
-    assert (project / "_output" / LECTURE / "slides.html").stat().st_size > 100_000
-    assert (project / "_output" / LECTURE / "handout.pdf").stat().st_size > 50_000
+    assert (project / "_output" / lecture / "slides.html").stat().st_size > 100_000
+    assert (project / "_output" / lecture / "handout.pdf").stat().st_size > 50_000
     # Quarto's own folder layout is gone, and Quarto did not touch the sources' folder or .gitignore.
     assert not (project / "_output" / "_build").exists()
     assert not list((project / "lectures").rglob("*.html")), "Quarto wrote into lectures/"
@@ -123,8 +129,8 @@ def test_slides_match_one_to_one(ours, theirs):
     different = [(a, b) for a, b in zip(mine, other) if a != b]
     assert not different, "\n".join(f"ours:   {a}\nQuarto: {b}" for a, b in different[:5])
     # The things the lecture is made of are really there (a profile of two empty decks would match).
-    assert deck.total("notes") > 40 and deck.total("quiz_options") >= 12 and deck.total("step_notes") >= 6
-    assert any(f.startswith("ছবি ৯.১ — ") for s in deck.slides for f in s["figures"])
+    assert deck.total("notes") > 20 and deck.total("quiz_options") >= 3 and deck.total("step_notes") >= 3
+    assert any(re.match(r"ছবি [০-৯]+\.১ — ", f) for s in deck.slides for f in s["figures"])
 
 
 def test_deck_is_offline_and_quiet(theirs):
@@ -176,10 +182,10 @@ def stepping(browser, deck_path):
     return found
 
 
-def test_steppers_highlight_the_same_lines_with_the_same_explanation(browser, rendered, from_notebooks):
+def test_steppers_highlight_the_same_lines_with_the_same_explanation(browser, rendered, from_notebooks, lecture):
     project, _log = from_notebooks
-    mine = stepping(browser, rendered / LECTURE / "slides.html")
-    other = stepping(browser, project / "_output" / LECTURE / "slides.html")
+    mine = stepping(browser, rendered / lecture / "slides.html")
+    other = stepping(browser, project / "_output" / lecture / "slides.html")
     assert mine and all(s["lines"] for states in mine.values() for s in states), mine
     assert other == mine
 
@@ -195,16 +201,18 @@ def words(text):
 def test_handout_matches(ours, theirs):
     mine, other = ours[1], theirs[1]
     assert other.headings == mine.headings
-    assert len(mine.headings) > 60
+    assert len(mine.headings) > 30
     assert other.pages == mine.pages
     assert other.fonts == mine.fonts
-    for marker in (":::", "{.", "{#", "Figure", "Table"):
-        assert marker not in other.text, f"'{marker}' printed in Quarto's handout"
+    # Markdown left as text: a fence, a class or id attribute, Quarto's English captions. (A
+    # lecture may print `{...}` itself: an attribute starts with a letter.)
+    for marker in (r":::", r"\{\.[A-Za-z]", r"\{#[A-Za-z]", r"\bFigure\b", r"\bTable\b"):
+        assert not re.search(marker, other.text), f"'{marker}' printed in Quarto's handout"
     # Cover: render date and versions.
     assert "রেন্ডার:" in other.first_page and "PyTorch" in other.first_page, other.first_page
     # Figures: the same numbered captions, and the same words (the PDF figure's Bengali legend
     # included; the SVG one would come out as other glyphs).
-    assert re.findall(r"ছবি ৯\.[০-৯]+", other.text) == re.findall(r"ছবি ৯\.[০-৯]+", mine.text)
+    assert re.findall(r"ছবি [০-৯]+\.[০-৯]+", other.text) == re.findall(r"ছবি [০-৯]+\.[০-৯]+", mine.text)
     assert words(other.text) == words(mine.text)
     # Answers: in the appendix only, with the same entries.
     assert mine.after("উত্তরমালা") and other.after("উত্তরমালা")
@@ -212,18 +220,18 @@ def test_handout_matches(ours, theirs):
         [h for h in mine.headings if "অনুশীলনী" in h[1] or "আলোচনার" in h[1]]
 
 
-def test_quarto_executing_the_source_gives_the_same_lecture(browser, ours, tmp_path_factory):
+def test_quarto_executing_the_source_gives_the_same_lecture(browser, ours, tmp_path_factory, lecture):
     """`quarto render lectures/<lecture>/index.qmd`: Quarto runs the cells in its own kernel and our
     filters do the rest, without our executor."""
     project = project_copy(tmp_path_factory.mktemp("quarto-source"))
-    run = quarto(project, f"lectures/{LECTURE}/index.qmd")
+    run = quarto(project, f"lectures/{lecture}/index.qmd")
     log = run.stdout + run.stderr
-    (ROOT / "tests" / "artifacts" / "quarto-render-source.log").write_text(log, encoding="utf-8")
+    (ROOT / "tests" / "artifacts" / f"quarto-render-source-{lecture}.log").write_text(log, encoding="utf-8")
     assert run.returncode == 0, log[-4000:]
     assert "Executing 'index.quarto_ipynb'" in log  # Quarto ran the cells in its own kernel
     assert warnings_in(log) == [], "\n".join(warnings_in(log))
-    deck = deck_profile(browser, project / "_output" / LECTURE / "slides.html")
-    handout = handout_profile(project / "_output" / LECTURE / "handout.pdf")
+    deck = deck_profile(browser, project / "_output" / lecture / "slides.html")
+    handout = handout_profile(project / "_output" / lecture / "handout.pdf")
     assert deck.titles() == ours[0].titles()
     assert [s["notes"] for s in deck.slides] == [s["notes"] for s in ours[0].slides]
     assert deck.total("quiz_options") == ours[0].total("quiz_options")
@@ -239,13 +247,13 @@ def test_quarto_executing_the_source_gives_the_same_lecture(browser, ours, tmp_p
     assert not list((project / "lectures").rglob("*.html"))
 
 
-def test_quiz_answers_in_quartos_deck(browser, from_notebooks):
+def test_quiz_answers_in_quartos_deck(browser, from_notebooks, lecture):
     """The quiz answers by click in Quarto's deck too, offline (slides.html is shared)."""
     project, _log = from_notebooks
     context = browser.new_context(viewport={"width": 1280, "height": 720}, offline=True)
     page = context.new_page()
     try:
-        page.goto((project / "_output" / LECTURE / "slides.html").as_uri())
+        page.goto((project / "_output" / lecture / "slides.html").as_uri())
         page.wait_for_function("window.Reveal && Reveal.isReady()")
         ident = page.evaluate("Reveal.getSlides().find(s => s.querySelector('.quiz')).id")
         page.evaluate(f"location.hash = '#/{ident}'")
