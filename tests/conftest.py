@@ -26,9 +26,9 @@ if Path(lecturekit.__file__).resolve().parents[2] != ROOT:
     pytest.exit(f"this venv's lecturekit is {Path(lecturekit.__file__).parent}, not this checkout's: "
                 "run scripts/setup", returncode=4)
 
-from lecturekit.frontmatter import with_defaults
-from lecturekit.qmd import split_front_matter
-from lecturekit.scaffold import ProjectBuilder
+from lecturekit.read.frontmatter import with_defaults
+from lecturekit.read.qmd import split_front_matter
+from lecturekit.course.scaffold import ProjectBuilder
 
 FRONT = textwrap.dedent("""\
     ---

@@ -18,7 +18,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-from lecturekit import cache, kernelenv, qmd  # noqa: E402
+from lecturekit.execute import cache, kernelenv  # noqa: E402
+from lecturekit.read import qmd  # noqa: E402
 from lecturekit.check.__main__ import main  # noqa: E402
 from lecturekit.check.cause import environment_changes  # noqa: E402
 from lecturekit.check.envs import display_width, table as compare_table  # noqa: E402
@@ -29,8 +30,8 @@ from lecturekit.check.readers import assigned_names, read_names  # noqa: E402
 from lecturekit.check.report import lecture_report  # noqa: E402
 from lecturekit.check.run import check_lecture  # noqa: E402
 from lecturekit.errors import LectureError  # noqa: E402
-from lecturekit.project import Project  # noqa: E402
-from lecturekit.scaffold import ProjectBuilder  # noqa: E402
+from lecturekit.course.project import Project  # noqa: E402
+from lecturekit.course.scaffold import ProjectBuilder  # noqa: E402
 
 VERSIONS = {"python": "3.11.7", "torch": "2.13.0+cpu", "numpy": "2.4.6"}
 

@@ -11,8 +11,8 @@ import zipfile
 import pytest
 
 from conftest import FRONT, ROOT, run_render
-from lecturekit.project import Project
-from lecturekit.formats import handout_fonts
+from lecturekit.course.project import Project
+from lecturekit.write.formats import handout_fonts
 
 LECTURE = textwrap.dedent("""\
     # হিসাব {{#sec-count}}

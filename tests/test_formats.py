@@ -6,14 +6,14 @@ from types import SimpleNamespace
 import nbformat
 import pytest
 
-from lecturekit import qmd
-from lecturekit.emit import MarkdownEmitter
+from lecturekit.read import qmd
+from lecturekit.write.emit import MarkdownEmitter
 from lecturekit.errors import LectureError
-from lecturekit.figures import FIGURE_MIMES
-from lecturekit.formats import (FORMATS, REVEALJS, TYPST, Format, arg, format_args, ignored, js_var, meta,
+from lecturekit.write.figures import FIGURE_MIMES
+from lecturekit.write.formats import (FORMATS, REVEALJS, TYPST, Format, arg, format_args, ignored, js_var, meta,
                                 option_args, paths, switch, var)
-from lecturekit.project import Project
-from lecturekit.writers import LectureWriter
+from lecturekit.course.project import Project
+from lecturekit.write.writers import LectureWriter
 
 from conftest import ROOT
 
@@ -151,7 +151,8 @@ def test_emitter_takes_each_formats_preferred_figure(tmp_path):
 def test_a_new_record_is_known_to_every_stage_that_lists_formats(project_builder, monkeypatch):
     """The read stage's format names, `--to`, the parallel build's shared assets and the course
     page's links all come from the table: one more record and each of them knows it."""
-    from lecturekit import course, render, site
+    from lecturekit.course import builder as course
+    from lecturekit.course import render, site
     prepared = []
     plain = Format(name="plain", product="notes.txt", options={"columns": arg("--columns")},
                    figure_mimes=("image/png",), link_label="নোট", shared_assets=prepared.append)

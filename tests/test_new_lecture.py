@@ -7,7 +7,7 @@ import subprocess
 import zipfile
 
 from conftest import ROOT, pdf_text, run_check, run_render
-from lecturekit.scaffold import ProjectBuilder
+from lecturekit.course.scaffold import ProjectBuilder
 
 NAME = "10-new-topic"
 INDEX = """\
@@ -108,7 +108,7 @@ def test_a_lecture_without_scripts_has_no_zip_and_front_matter_may_declare_them(
 # ---- fast: the defaults and the code a lecture zips, without rendering ----------------------------
 
 def test_front_matter_defaults():
-    from lecturekit.frontmatter import COURSE, episode_from_folder, with_defaults
+    from lecturekit.read.frontmatter import COURSE, episode_from_folder, with_defaults
     assert episode_from_folder("10-training") == 10 and episode_from_folder("091_last") == 91
     assert episode_from_folder("demo") is None and episode_from_folder("v2-notes") is None
     assert with_defaults({"title": "ক"}, "/x/lectures/10-training") == {"title": "ক", "course": COURSE, "episode": 10}
@@ -120,8 +120,8 @@ def test_front_matter_defaults():
 
 
 def test_lecture_code_is_its_own_folder_or_its_declaration(project_builder):
-    from lecturekit.project import Project
-    from lecturekit.site import lecture_code_files
+    from lecturekit.course.project import Project
+    from lecturekit.course.site import lecture_code_files
     p = project_builder
     p.add_package("pkg", {"__init__.py": "from helper import X\n"})
     p.add_package("helper", {"__init__.py": "X = 1\n"})

@@ -14,7 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-from lecturekit import pins  # noqa: E402
+from lecturekit.cli import pins  # noqa: E402
 
 
 def fake_wheel(folder: Path, version: str, requires=()) -> Path:

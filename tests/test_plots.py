@@ -296,7 +296,7 @@ def test_figure_names_never_collide():
     import nbformat
 
     from lecturekit.errors import LectureError
-    from lecturekit.figures import cell_figures
+    from lecturekit.write.figures import cell_figures
 
     def cell(file, label=None, figures=1):
         c = nbformat.v4.new_code_cell("")

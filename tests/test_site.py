@@ -2,9 +2,9 @@
 grouping and order, each format's link from its record, products not made yet, escaping."""
 import html.parser
 
-from lecturekit import site
-from lecturekit.formats import FORMATS
-from lecturekit.project import Project
+from lecturekit.course import site
+from lecturekit.write.formats import FORMATS
+from lecturekit.course.project import Project
 
 
 class _Page(html.parser.HTMLParser):

@@ -4,7 +4,7 @@ Only entries whose output changed are rewritten, with the versions they now ran 
 keep their text. An expectation whose cell is gone (or hidden) is removed. Unlabelled cells and
 failed claims cannot be accepted: the lecture has to change.
 """
-from ..errors import LectureError
+from lecturekit.errors import LectureError
 from .expectations import entry_for
 from .run import compare_all
 

@@ -9,7 +9,7 @@ both or neither changed; "neither" means the output is not reproducible as writt
 import hashlib
 import json
 
-from .. import cache
+from lecturekit.execute import cache
 
 # What is recorded per expectation, in this order.
 FINGERPRINT_KEYS = ("python", "torch", "numpy", "cpu_capability", "torch_blas", "numpy_blas", "numpy_blas_core",

@@ -13,7 +13,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from ..errors import LectureError
+from lecturekit.errors import LectureError
 from .normalise import as_lines, item_kind, item_text
 
 NUMBER = re.compile(r"(?<![\w.])([-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|nan|inf)(?![\w])")

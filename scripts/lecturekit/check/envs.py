@@ -18,10 +18,11 @@ from pathlib import Path
 
 from wcwidth import wcswidth
 
-from .. import cache, qmd
-from ..build import Execution, execute_lecture
-from ..execute import DEFAULT_TIMEOUT, LectureExecutor
-from ..notebook import executed_notebook
+from lecturekit.execute import cache
+from lecturekit.read import qmd
+from lecturekit.execute.build import ExecutedLecture, execute_lecture
+from lecturekit.execute.kernel import DEFAULT_TIMEOUT, LectureExecutor
+from lecturekit.write.notebook import executed_notebook
 from .cause import code_digests
 from .compare import items_match, short_diff, tolerance_of
 from .expectations import Expectations
@@ -114,7 +115,7 @@ def _execute_other(project, lecture_dir, python, *, fresh, progress):
     results = executor.run()
     results["versions"] = {**there, **results.pop("fingerprint", {})}
     nb = executed_notebook(lecture, results, project.root)
-    return Execution(lecture, nb, False, time.perf_counter() - started, results.get("timings", {}))
+    return ExecutedLecture(lecture, nb, False, time.perf_counter() - started, results.get("timings", {}))
 
 
 def _against_expectations(project, execution, cells, entries, expected_dir=None):
@@ -126,7 +127,7 @@ def _against_expectations(project, execution, cells, entries, expected_dir=None)
     digests = code_digests(cells, project.code_dir)
     for cell in cells:
         cell.digests = digests.get(cell.label)
-    checked = Checked(name=name, expectations=store, versions=execution.notebook.metadata["lecture"].get("versions", {}),
+    checked = Checked(name=name, expectations=store, versions=execution.record.environment.versions,
                       from_cache=execution.from_cache, seconds=0.0, fresh_seconds=0.0, cells=cells, entries=entries)
     compare_all(checked, project.root)
     return checked.problems
@@ -138,8 +139,8 @@ def compare_environments(project, lecture_dir, python, *, fresh=False, progress=
     other = _execute_other(project, lecture_dir, python, fresh=fresh, progress=progress)
     here_cells, _ = read_execution(mine, project.root)
     there_cells, there_entries = read_execution(other, project.root)
-    comp = Comparison(mine.lecture.name, python, mine.notebook.metadata["lecture"]["versions"],
-                      other.notebook.metadata["lecture"]["versions"])
+    comp = Comparison(mine.lecture.name, python, mine.record.environment.versions,
+                      other.record.environment.versions)
     comp.expected_failed_there = _against_expectations(project, other, there_cells, there_entries, expected_dir)
     verdict = {r.label: r.status for r in comp.expected_failed_there}
     for a, b in zip(here_cells, there_cells):

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import yaml
 
-from ..errors import LectureError
+from lecturekit.errors import LectureError
 from .cause import fingerprint
 
 HEADER = ("# Expected outputs of lecture {name}, one entry per cell that produces output, keyed by its\n"

@@ -19,7 +19,7 @@ Numbers are not normalised: they are compared exactly unless the cell declares `
 """
 import re
 
-from ..emit import strip_ansi
+from lecturekit.write.emit import strip_ansi
 from .plots import PLOT_MIME, plot_text
 
 ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{8,16}\b")

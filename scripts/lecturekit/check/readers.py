@@ -86,10 +86,10 @@ def source_line(file, start, needle, occurrence=0):
     return start
 
 
-def prose_readers(entries, position, project_root=None):
+def prose_readers(entries, position, project_root):
     """Inline expressions and claims after entries[position] (a code cell) that read its names.
 
-    `entries` is the lecture in order: ("code", code) and ("markdown", block, cell_metadata).
+    `entries` is the lecture in order: ("code", code) and ("markdown", ProseRun).
     Returns dicts {kind: inline|claim, expr, file, line, value | sentence+ok}.
     """
     live = assigned_names(entries[position][1])
@@ -101,24 +101,25 @@ def prose_readers(entries, position, project_root=None):
             rebound = assigned_names(entry[1]) - read_names(entry[1])
             live -= rebound
             continue
-        _, block, meta = entry
-        file = os.path.relpath(block.file, project_root) if project_root else str(block.file)
+        prose = entry[1]
+        source = os.path.join(project_root, prose.file)
         # Every occurrence counts: the same expression in the slide and in the handout text is
         # two places the prose shows the value.
         occurrences = {}
-        for inline in meta.get("inline", []):
-            nth = occurrences.get(inline["expr"], 0)
-            occurrences[inline["expr"]] = nth + 1
-            if read_names(inline["expr"], "eval") & live:
-                found.append({"kind": "inline", "expr": inline["expr"], "value": inline["value"],
-                              "file": file, "line": source_line(block.file, block.line, f"{{python}} {inline['expr']}`", nth)})
-        for claim in meta.get("claims", []):
-            if read_names(claim["expr"], "eval") & live:
-                found.append({"kind": "claim", "expr": claim["expr"], "sentence": claim["sentence"],
-                              "ok": claim["ok"], "error": claim.get("error"), "file": file,
-                              "line": claim_line(block.file, claim)})
+        for inline in prose.inline:
+            nth = occurrences.get(inline.expr, 0)
+            occurrences[inline.expr] = nth + 1
+            if read_names(inline.expr, "eval") & live:
+                found.append({"kind": "inline", "expr": inline.expr, "value": inline.value, "file": prose.file,
+                              "line": source_line(source, prose.line, f"{{python}} {inline.expr}`", nth)})
+        for claim in prose.claims:
+            if read_names(claim.expr, "eval") & live:
+                found.append({"kind": "claim", "expr": claim.expr, "sentence": claim.sentence,
+                              "ok": claim.ok, "error": claim.error, "file": prose.file,
+                              "line": claim_line(source, claim.sentence, claim.line)})
     return found
 
 
-def claim_line(file, claim):
-    return source_line(file, claim["line"], "[" + claim["sentence"].split("\n")[0])
+def claim_line(file, sentence, line):
+    """The source line of a claim's sentence (its recorded line is its check expression's)."""
+    return source_line(file, line, "[" + sentence.split("\n")[0])

@@ -4,8 +4,8 @@ import os
 import time
 from dataclasses import dataclass, field
 
-from .. import qmd
-from ..build import execute_lecture
+from lecturekit.execute.record import ProseRun
+from lecturekit.execute.build import execute_lecture
 from .cause import code_digests, explain
 from .compare import items_match, texts_match, tolerance_of, unified_diff
 from .plots import changed_parts
@@ -98,22 +98,19 @@ def fresh_seconds(timings):
 
 
 def read_execution(execution, project_root):
-    """Executed notebook -> Cells, and the lecture in order for the prose readers."""
+    """The execution record (the executed notebook's metadata) -> Cells, and the lecture in order for
+    the prose readers: ("code", code) and ("markdown", ProseRun)."""
     cells, entries, index = [], [], 0
-    for block, nb_cell in zip(execution.lecture.blocks, execution.notebook.cells[1:]):
-        meta = nb_cell.metadata.get("lecture", {})
-        if isinstance(block, qmd.Markdown):
-            entries.append(("markdown", block, meta))
+    for run in execution.record.runs:
+        if isinstance(run, ProseRun):
+            entries.append(("markdown", run))
             continue
         index += 1
-        options = meta.get("options", {})
-        hidden = options.get("output") is False or options.get("include") is False
-        cells.append(Cell(index=index, label=block.label, file=meta.get("file", os.path.relpath(block.file, project_root)),
-                          line=block.line, heading=block.heading, options=options, code=block.code,
-                          raised=bool(meta.get("raised")),
-                          items=None if hidden else output_items(nb_cell.outputs, project_root),
+        cells.append(Cell(index=index, label=run.label, file=run.file, line=run.line, heading=run.heading,
+                          options=run.options, code=run.code, raised=run.raised,
+                          items=None if run.hidden else output_items(run.outputs, project_root),
                           position=len(entries)))
-        entries.append(("code", block.code))
+        entries.append(("code", run.code))
     return cells, entries
 
 
@@ -122,12 +119,11 @@ def failed_claims(entries, project_root):
     for entry in entries:
         if entry[0] != "markdown":
             continue
-        for claim in entry[2].get("claims", []):
+        for claim in entry[1].claims:
             total += 1
-            if not claim.get("ok"):
-                failed.append({**claim, "line": claim_line(os.path.join(project_root, claim["file"]), claim),
-                               "file": os.path.relpath(claim["file"], project_root)
-                               if os.path.isabs(claim["file"]) else claim["file"]})
+            if not claim.ok:
+                failed.append({**claim.as_dict(),
+                               "line": claim_line(os.path.join(project_root, claim.file), claim.sentence, claim.line)})
     return failed, total
 
 
@@ -206,7 +202,7 @@ def check_lecture(project, lecture_dir, *, fresh=False, progress=None, expected_
         cell.digests = digests.get(cell.label)
     name = execution.lecture.name
     checked = Checked(name=name, expectations=Expectations(expected_path(project, name, expected_dir), name),
-                      versions=execution.notebook.metadata["lecture"].get("versions", {}),
+                      versions=execution.record.environment.versions,
                       from_cache=execution.from_cache, seconds=0.0,
                       fresh_seconds=fresh_seconds(execution.timings), cells=cells, entries=entries)
     compare_all(checked, project.root)

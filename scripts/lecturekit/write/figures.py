@@ -15,7 +15,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import LectureError
+from lecturekit.errors import LectureError
 
 FIGURES_DIR = "figures"
 MANIFEST = ".generated"

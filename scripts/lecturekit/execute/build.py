@@ -8,24 +8,31 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import cache, qmd
-from .execute import DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT, LectureExecutor
-from .figures import write_figures
-from .notebook import executed_notebook, write_notebook
-from .formats import check_format_options
+from lecturekit.execute import cache
+from lecturekit.read import qmd
+from lecturekit.execute.record import Execution
+from lecturekit.execute.kernel import DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT, LectureExecutor
+from lecturekit.write.figures import write_figures
+from lecturekit.write.notebook import executed_notebook, write_notebook
+from lecturekit.write.formats import check_format_options
 
 if TYPE_CHECKING:
-    from .project import Project
+    from lecturekit.course.project import Project
 
 
 @dataclass
-class Execution:
+class ExecutedLecture:
     """What one lecture's execute stage produced and what it cost."""
     lecture: qmd.Lecture
     notebook: object
     from_cache: bool
     seconds: float
     timings: dict = field(default_factory=dict)
+
+    @property
+    def record(self) -> Execution:
+        """The typed execution record, as the executed notebook carries it."""
+        return Execution.from_notebook(self.notebook)
 
 
 def relative_paths(results: dict, root: Path) -> dict:
@@ -67,7 +74,7 @@ def _execute(project, lecture, key, versions, store, python, progress):
 def execute_lecture(project: Project, lecture_dir: Path, *, fresh: bool = False,
                     progress: Callable[[str], None] | None = None, python: Path | str | None = None,
                     write: bool = True, versions: dict | None = None,
-                    cached_only: bool = False) -> Execution | None:
+                    cached_only: bool = False) -> ExecutedLecture | None:
     """Read, then execute (or reuse the cached execution), then write the executed notebook.
 
     `versions`: the environment's versions when the caller already has them (one probe for a course);
@@ -95,4 +102,4 @@ def execute_lecture(project: Project, lecture_dir: Path, *, fresh: bool = False,
     if write:
         write_notebook(nb, project.notebook_path(lecture.name))
         write_figures(nb, project.root, lecture.name)
-    return Execution(lecture, nb, from_cache, time.perf_counter() - started, results.get("timings", {}))
+    return ExecutedLecture(lecture, nb, from_cache, time.perf_counter() - started, results.get("timings", {}))

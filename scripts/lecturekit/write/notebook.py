@@ -13,7 +13,9 @@ import nbformat
 from nbformat.v4.rwbase import split_lines
 import yaml
 
-from . import frontmatter, qmd
+from lecturekit.execute.record import (CellRun, ClaimResult, Environment, Execution, InlineValue, ProseRun,
+                                       option_lines)
+from lecturekit.read import frontmatter, qmd
 
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!<>|~^$&:\"'@=%])")
@@ -24,22 +26,11 @@ def _as_text(value):
     return _MARKDOWN_SPECIAL.sub(r"\\\1", value)
 
 
-def _option_lines(options):
-    # `file:` is already resolved into the code; Quarto must not load it a second time.
-    kept = {k: v for k, v in options.items() if k != "file"}
-    if not kept:
-        return ""
-    text = yaml.safe_dump(kept, allow_unicode=True, sort_keys=False, default_flow_style=False, width=1000)
-    return "".join(f"#| {line}\n" for line in text.splitlines())
-
-
-def _current_claims(block, ran, project_root):
+def _claims(block, ran, project_root):
     """Claim results with today's sentence and line: a cached execution may predate a prose edit."""
-    current = []
-    for (sentence, expr), result in zip(qmd.claim_expressions(block.text), ran):
-        current.append({**result, "sentence": sentence, "file": os.path.relpath(block.file, project_root),
-                        "line": block.line_of(expr)})
-    return current
+    return [ClaimResult(claim.sentence, claim.expr, os.path.relpath(block.file, project_root), claim.line,
+                        result["ok"], result.get("error"))
+            for claim, result in zip(block.claims, ran)]
 
 
 VERSION_NAMES = (("python", "Python"), ("torch", "PyTorch"), ("numpy", "NumPy"))
@@ -54,7 +45,7 @@ def provenance(results):
     if text:
         meta["versions"] = text
     if results.get("executed_at"):
-        from .writers import bengali_date
+        from lecturekit.write.writers import bengali_date
         meta["render-date"] = bengali_date(results["executed_at"])
     return meta
 
@@ -68,33 +59,29 @@ def executed_notebook(lecture, results, project_root):
     front = yaml.safe_dump({**frontmatter.with_defaults(lecture.meta, lecture.root), **provenance(results)},
                            allow_unicode=True, sort_keys=False, width=1000)
     nb.cells.append(nbformat.v4.new_raw_cell(f"---\n{front}---"))
+    record = Execution(lecture.name, Environment(results.get("versions", {}), results.get("key"),
+                                                 results.get("executed_at")))
     md_index = cell_index = 0
-
-    def where(block):
-        return {"file": os.path.relpath(block.file, project_root), "line": block.line}
-
     for block in lecture.blocks:
+        file = os.path.relpath(block.file, project_root)
         if isinstance(block, qmd.Markdown):
-            text = qmd.replace_inline(block.text, [_as_text(v) for v in results["inline"][md_index]])
-            cell = nbformat.v4.new_markdown_cell(text)
-            inline = [{"expr": e, "value": v} for e, v in
-                      zip(qmd.inline_expressions(block.text), results["inline"][md_index])]
-            cell.metadata["lecture"] = {**where(block), "inline": inline,
-                                        "claims": _current_claims(block, results["claims"][md_index], project_root)}
+            values = results["inline"][md_index]
+            run = ProseRun(file, block.line, [InlineValue(i.expr, v) for i, v in zip(block.inline, values)],
+                           _claims(block, results["claims"][md_index], project_root))
+            cell = nbformat.v4.new_markdown_cell(qmd.replace_inline(block.text, [_as_text(v) for v in values]))
             md_index += 1
         else:
             ran = results["cells"][cell_index]
             cell_index += 1
-            cell = nbformat.v4.new_code_cell(_option_lines(block.options) + block.code)
+            run = CellRun(file, block.line, block.label, block.heading, block.options, block.code,
+                          ran["outputs"], ran["execution_count"], ran["seconds"], ran.get("raised", False))
+            cell = nbformat.v4.new_code_cell(option_lines(block.options) + block.code)
             cell.outputs = [nbformat.from_dict(o) for o in ran["outputs"]]
             cell.execution_count = ran["execution_count"]
-            cell.metadata["lecture"] = {**where(block), "label": block.label, "heading": block.heading,
-                                        "options": block.options, "seconds": ran["seconds"],
-                                        "raised": ran.get("raised", False)}
+        record.runs.append(run)
+        cell.metadata["lecture"] = run.metadata()
         nb.cells.append(cell)
-    nb.metadata["lecture"] = {"name": lecture.name, "versions": results.get("versions", {}),
-                              "key": results.get("key"),
-                              "executed_at": results.get("executed_at")}
+    nb.metadata["lecture"] = record.metadata()
     # nbformat gives new cells random ids; positional ids make the same execution the same bytes.
     for index, cell in enumerate(nb.cells):
         cell["id"] = f"cell-{index}"

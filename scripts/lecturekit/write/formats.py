@@ -21,12 +21,12 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from .errors import LectureError
+from lecturekit.errors import LectureError
 
 if TYPE_CHECKING:
-    from .project import Project
-    from .qmd import Lecture
-    from .writers import LectureWriter
+    from lecturekit.course.project import Project
+    from lecturekit.read.qmd import Lecture
+    from lecturekit.write.writers import LectureWriter
 
 # An option converter: the option's value and the project root -> pandoc arguments.
 Converter = Callable[[Any, Path], list[str]]

@@ -3,31 +3,31 @@
 import sys
 from pathlib import Path
 
-from .errors import LectureError
-from .project import Project
+from lecturekit.errors import LectureError
+from lecturekit.course.project import Project
 
 
 def render(argv: list[str] | None = None) -> int:
     """`lecture-render`: every lecture (or the named ones) to slides and handout."""
-    from .render import main
+    from lecturekit.course.render import main
     return main(argv)
 
 
 def execute(argv: list[str] | None = None) -> int:
     """`lecture-execute`: only the executed notebooks (Quarto's pre-render step)."""
-    from .render import main
+    from lecturekit.course.render import main
     return main(["--execute-only", *(sys.argv[1:] if argv is None else argv)])
 
 
 def check(argv: list[str] | None = None) -> int:
     """`lecture-check`: outputs against tests/expected/, and the claims."""
-    from .check.__main__ import main
+    from lecturekit.check.__main__ import main
     return main(argv)
 
 
 def bench(argv: list[str] | None = None) -> int:
     """`lecture-bench`: where a render's time goes, and how a course's build grows."""
-    from .bench import main
+    from lecturekit.cli.bench import main
     return main(argv)
 
 
@@ -38,7 +38,7 @@ def modtree(argv: list[str] | None = None) -> int:
     try:
         project = Project.find()
     except LectureError:
-        project = Project(Path(__file__).resolve().parents[2])
+        project = Project(Path(__file__).resolve().parents[3])
     sys.path.insert(0, str(project.code_dir))
     from modtree.__main__ import main
     return main(sys.argv[1:] if argv is None else argv)

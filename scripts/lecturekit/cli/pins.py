@@ -1,7 +1,7 @@
 """The Python environment, exactly as pyproject.toml pins it; torch always the CPU build.
 
-    python3 -m lecturekit.pins install [--venv DIR] [--pin NAME==VERSION ...]
-    python3 -m lecturekit.pins verify  [--venv DIR]
+    python3 -m lecturekit.cli.pins install [--venv DIR] [--pin NAME==VERSION ...]
+    python3 -m lecturekit.cli.pins verify  [--venv DIR]
 
 `install` makes (or updates) the venv: it first asks pip which torch it would pick (a dry run that
 reads metadata only) and stops, before anything is downloaded, when that is not a CPU build: on
@@ -28,7 +28,7 @@ import tempfile
 import tomllib
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 PIN = re.compile(r"^\s*([A-Za-z0-9_.\-]+)\s*==\s*([^\s;]+)\s*$")
 # Status when the environment cannot be made or is not what the pins say (not 1: a failed command).
 WRONG_ENVIRONMENT = 3
@@ -173,7 +173,7 @@ def install(venv: Path, overrides=(), say=print) -> None:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="lecturekit.pins", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="lecturekit.cli.pins", description=__doc__.split("\n")[0])
     parser.add_argument("command", choices=("install", "verify"))
     parser.add_argument("--venv", default=str(ROOT / ".venv"), help="the venv (default: the project's .venv)")
     parser.add_argument("--pin", action="append", default=[], metavar="NAME==VERSION",

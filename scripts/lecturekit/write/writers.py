@@ -20,14 +20,14 @@ from typing import TYPE_CHECKING
 
 import pypandoc
 
-from .emit import MarkdownEmitter
-from .errors import LectureError
-from .figures import lecture_figures_dir
-from .formats import Format, format_args, option_sources
+from lecturekit.write.emit import MarkdownEmitter
+from lecturekit.errors import LectureError
+from lecturekit.write.figures import lecture_figures_dir
+from lecturekit.write.formats import Format, format_args, option_sources
 
 if TYPE_CHECKING:
-    from .build import Execution
-    from .project import Project
+    from lecturekit.execute.build import ExecutedLecture
+    from lecturekit.course.project import Project
 
 MONTHS = ["জানুয়ারি", "ফেব্রুয়ারি", "মার্চ", "এপ্রিল", "মে", "জুন", "জুলাই", "আগস্ট", "সেপ্টেম্বর",
           "অক্টোবর", "নভেম্বর", "ডিসেম্বর"]
@@ -42,7 +42,7 @@ def bengali_date(timestamp: float) -> str:
 class LectureWriter:
     """Write one lecture's products from its executed notebook."""
 
-    def __init__(self, project: Project, execution: Execution):
+    def __init__(self, project: Project, execution: ExecutedLecture):
         self.project = project
         self.execution = execution
         self.name = execution.lecture.name

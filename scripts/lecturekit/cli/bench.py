@@ -24,9 +24,9 @@ import threading
 import time
 from pathlib import Path
 
-from .scaffold import ProjectBuilder
+from lecturekit.course.scaffold import ProjectBuilder
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 try:
     import psutil
@@ -104,7 +104,7 @@ class Run:
 
 
 def render(project, *args):
-    return Run(["-m", "lecturekit.render", "--quiet", *args], project)()
+    return Run(["-m", "lecturekit.course.render", "--quiet", *args], project)()
 
 
 def mb(n):
@@ -189,11 +189,11 @@ def time_python(code, cwd, repeat=3):
 
 def embedding_seconds(project, lecture):
     """pandoc's reveal.js run with and without --embed-resources: what embedding costs."""
-    from lecturekit.project import Project
-    from lecturekit.formats import REVEALJS
-    from lecturekit.writers import LectureWriter
+    from lecturekit.course.project import Project
+    from lecturekit.write.formats import REVEALJS
+    from lecturekit.write.writers import LectureWriter
     import pypandoc
-    from lecturekit.build import execute_lecture
+    from lecturekit.execute.build import execute_lecture
     proj = Project(project)
     execution = execute_lecture(proj, proj.lectures_dir / lecture, write=False, cached_only=True)
     writer = LectureWriter(proj, execution)
@@ -230,7 +230,7 @@ def bench_lecture(args, tmp, numbers, lecture):
     embed, embed_runs = embedding_seconds(project, lecture)
     torch_label, torch_cell = _first_torch_cell(project, lecture, cells)
     import_torch = time_python("import torch", project, repeat=2) - time_python("pass", project, repeat=2)
-    startup = time_python("import lecturekit.render, lecturekit.course", project)
+    startup = time_python("import lecturekit.course.render, lecturekit.course.builder", project)
     versions_probe = time_python("from lecturekit import cache; cache.environment_versions()", project) - \
         time_python("from lecturekit import cache", project)
 
@@ -294,7 +294,7 @@ def _check(run):
 
 
 def _first_torch_cell(project, lecture, cells):
-    from lecturekit import qmd
+    from lecturekit.read import qmd
     parsed = qmd.read_lecture(project / "lectures" / lecture / "index.qmd")
     for index, cell in enumerate(parsed.cells, 1):
         if "import torch" in cell.code:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import yaml
 
-SOURCE = Path(__file__).resolve().parents[2]
+SOURCE = Path(__file__).resolve().parents[3]
 # Folders a render or check writes; everything else in a project is a source an author edits.
 GENERATED = ("_build", "_output", "node_modules", ".pytest_cache", "__pycache__")
 

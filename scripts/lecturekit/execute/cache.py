@@ -14,7 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from . import kernelenv, qmd
+from lecturekit.execute import kernelenv
+from lecturekit.read import qmd
 
 CACHE_FORMAT = 3  # bump when the layout of a cache entry changes
 
@@ -97,7 +98,7 @@ def execution_key(lecture, code_dir, versions, env=None):
             feed(["cell", block.code, block.options])
         else:
             # Claims' sentences are prose; only their expressions run in the kernel.
-            feed(["inline", qmd.inline_expressions(block.text), [e for _, e in qmd.claim_expressions(block.text)]])
+            feed(["inline", [i.expr for i in block.inline], [c.expr for c in block.claims]])
     feed(["code", file_digests(code_dir)])
     # Data files next to the lecture can be read by cells; the prose (.qmd) is not part of the key.
     feed(["lecture-files", file_digests(lecture.root, skip_suffixes=(".qmd",))])

@@ -14,11 +14,12 @@ import sys
 import time
 from dataclasses import asdict
 
-from . import course, site
-from .errors import run_command
-from .execute import progress_printer
-from .project import Project
-from .formats import FORMATS
+from lecturekit.course import builder as course
+from lecturekit.course import site
+from lecturekit.errors import run_command
+from lecturekit.execute.kernel import progress_printer
+from lecturekit.course.project import Project
+from lecturekit.write.formats import FORMATS
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:

@@ -18,9 +18,10 @@ from jupyter_core.utils import run_sync
 from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
-from . import kernelenv, qmd
-from .emit import strip_ansi
-from .errors import LectureError
+from lecturekit.execute import kernelenv
+from lecturekit.read import qmd
+from lecturekit.write.emit import strip_ansi
+from lecturekit.errors import LectureError
 
 DEFAULT_TIMEOUT = 120  # seconds per cell, unless the cell or _quarto.yml says otherwise
 # Bytes of output one cell may produce (`lecturekit: max-output:` in _quarto.yml). No slide or page
@@ -214,9 +215,8 @@ class LectureExecutor:
                 started = time.perf_counter()
                 batched = self._batch(client, block)
                 if batched is None:  # something raised: one at a time, for the exact error
-                    batched = ([self._inline(client, block, expr) for expr in qmd.inline_expressions(block.text)],
-                               [self._claim(client, block, sentence, expr)
-                                for sentence, expr in qmd.claim_expressions(block.text)])
+                    batched = ([self._inline(client, block, inline) for inline in block.inline],
+                               [self._claim(client, block, claim) for claim in block.claims])
                 results["inline"].append(batched[0])
                 results["claims"].append(batched[1])
                 self.timings["inline"] += time.perf_counter() - started
@@ -279,12 +279,12 @@ class LectureExecutor:
         """A markdown block's inline expressions and claims in one request (one round trip instead
         of one per expression); each still prints exactly what it would print on its own.
         None when an expression raises, so the caller can name it."""
-        exprs = qmd.inline_expressions(block.text)
-        claims = qmd.claim_expressions(block.text)
+        exprs = [inline.expr for inline in block.inline]
+        claims = block.claims
         if not exprs and not claims:
             return [], []
         items = [f"lambda: print({expr}, end='')" for expr in exprs]
-        items += ["lambda: " + _CLAIM_CODE.format(expr=expr) for _sentence, expr in claims]
+        items += ["lambda: " + _CLAIM_CODE.format(expr=claim.expr) for claim in claims]
         source = _BATCH_CODE.format(items=",\n    ".join(items))
         # A time-out or a dead kernel is final; only an expression that raised is retried alone.
         executed = self._execute(client, source, (block.file, block.line), None, self.timeout)
@@ -296,25 +296,25 @@ class LectureExecutor:
             return None
         values = printed[:len(exprs)]
         found = []
-        for (sentence, expr), text in zip(claims, printed[len(exprs):]):
+        for claim, text in zip(claims, printed[len(exprs):]):
             try:
                 value = json.loads(text or "null")
             except json.JSONDecodeError:
                 return None
-            found.append({"sentence": sentence, "expr": expr, "file": str(block.file), "line": block.line_of(expr),
+            found.append({"sentence": claim.sentence, "expr": claim.expr, "file": str(block.file), "line": claim.line,
                           "ok": value is True, "error": None})
         return values, found
 
-    def _inline(self, client, block, expr):
-        line = block.line_of(expr)
+    def _inline(self, client, block, inline):
+        expr, line = inline.expr, inline.line
         executed = self._execute(client, f"print({expr}, end='')", (block.file, line), None, self.timeout)
         traceback = _traceback(executed.outputs)
         if traceback:
             raise LectureError(f"inline expression `{{python}} {expr}` raised", block.file, line, detail=traceback)
         return _stdout(executed.outputs)
 
-    def _claim(self, client, block, sentence, expr):
-        line = block.line_of(expr)
+    def _claim(self, client, block, claim):
+        sentence, expr, line = claim.sentence, claim.expr, claim.line
         executed = self._execute(client, _CLAIM_CODE.format(expr=expr), (block.file, line), None, self.timeout)
         traceback = _traceback(executed.outputs)
         value = None if traceback else json.loads(_stdout(executed.outputs) or "null")

@@ -25,14 +25,14 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import cache
-from .build import Execution, execute_lecture
-from .errors import LectureError
-from .figures import lecture_figures_dir, write_figures
-from .notebook import notebook_bytes, write_notebook
-from .project import Project
-from .formats import FORMATS, Format
-from .writers import LectureWriter
+from lecturekit.execute import cache
+from lecturekit.execute.build import ExecutedLecture, execute_lecture
+from lecturekit.errors import LectureError
+from lecturekit.write.figures import lecture_figures_dir, write_figures
+from lecturekit.write.notebook import notebook_bytes, write_notebook
+from lecturekit.course.project import Project
+from lecturekit.write.formats import FORMATS, Format
+from lecturekit.write.writers import LectureWriter
 
 MANIFEST = "products.json"
 # The write stage's own code: a change to it changes every product.
@@ -59,7 +59,7 @@ def theme_digest(project: Project) -> str:
         path = project.root / name
         if path.exists():
             h.update(hashlib.sha256(path.read_bytes()).digest())
-    here = Path(__file__).parent
+    here = Path(__file__).parents[1] / "write"
     for module in WRITER_MODULES:
         h.update((here / module).read_bytes())
     engines = ["pypandoc-binary"] + [f.finish.package for f in FORMATS.values() if f.finish and f.finish.package]
@@ -130,7 +130,7 @@ class LectureResult:
     error: str | None = None
 
 
-def write_products(project: Project, execution: Execution, formats: list[Format], theme: str,
+def write_products(project: Project, execution: ExecutedLecture, formats: list[Format], theme: str,
                    result: LectureResult, *, force: bool = False) -> LectureResult:
     """Write the formats whose inputs changed (all with `force`), concurrently; update the manifest."""
     name = execution.lecture.name

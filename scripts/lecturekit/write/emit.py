@@ -12,8 +12,8 @@ from pathlib import Path
 
 from nbformat import NotebookNode
 
-from .figures import cell_figures, figure_bytes, write_if_changed
-from .formats import Format
+from lecturekit.write.figures import cell_figures, figure_bytes, write_if_changed
+from lecturekit.write.formats import Format
 
 MIME_SUFFIX = {"image/svg+xml": ".svg", "image/png": ".png", "application/pdf": ".pdf"}
 

@@ -23,12 +23,12 @@ from typing import TYPE_CHECKING
 
 import jinja2
 
-from . import frontmatter, qmd
-from .formats import FORMATS
-from .writers import BENGALI_DIGITS
+from lecturekit.read import frontmatter, qmd
+from lecturekit.write.formats import FORMATS
+from lecturekit.write.writers import BENGALI_DIGITS
 
 if TYPE_CHECKING:
-    from .project import Project
+    from lecturekit.course.project import Project
 
 ZIP_NAME = "code.zip"
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import yaml
 
-from .errors import LectureError
-from .formats import FORMATS
+from lecturekit.errors import LectureError
+from lecturekit.write.formats import FORMATS
 
 # Cell options the renderer understands (Quarto spellings), and what each must hold.
 CELL_OPTIONS = {
@@ -52,16 +52,42 @@ INLINE_EXPR = re.compile(r"`\{(?P<engine>[A-Za-z0-9_]+)\}\s+(?P<expr>[^`]+)`")
 CLASS_TOKEN = re.compile(r"(?:^|\s)\.([\w-]+)")
 
 
+@dataclass(frozen=True)
+class Inline:
+    """An inline `{python} expr` of the prose: the kernel prints its value into the sentence."""
+    expr: str
+    line: int
+
+
+@dataclass(frozen=True)
+class Claim:
+    """`[sentence]{.claim check="expr"}`: the kernel evaluates expr, the check reports it when false."""
+    sentence: str
+    expr: str
+    line: int
+
+
 @dataclass
 class Markdown:
     text: str
     file: Path
     line: int
+    # Parsed once here; the cache key, the kernel and the notebook writer read these records.
+    inline: list[Inline] = field(default_factory=list)
+    claims: list[Claim] = field(default_factory=list)
 
     def line_of(self, needle):
         """Source line of the first line of this run that contains needle (else the run's first)."""
         lines = self.text.split("\n")
         return self.line + next((i for i, text in enumerate(lines) if needle in text), 0)
+
+
+def markdown_block(text: str, file: Path, line: int) -> Markdown:
+    """A prose run with its inline expressions and claims. ValueError: a malformed claim."""
+    block = Markdown(text, file, line)
+    block.inline = [Inline(expr, block.line_of(expr)) for expr in inline_expressions(text)]
+    block.claims = [Claim(sentence, expr, block.line_of(expr)) for sentence, expr in claim_expressions(text)]
+    return block
 
 
 @dataclass
@@ -266,14 +292,14 @@ class _Scanner:
             nonlocal run, run_start
             if run and "".join(run).strip():
                 text = "\n".join(run)
+                # Leading blank lines would put the block's line above its first sentence.
+                blank_lines = len(text) - len(text.lstrip("\n"))
                 try:
-                    claim_expressions(text)
+                    block = markdown_block(text.strip("\n") + "\n", path, run_start + blank_lines)
                 except ValueError as err:
                     offset = text[:text.find(".claim")].count("\n")
                     raise LectureError(str(err), path, run_start + offset) from None
-                # Leading blank lines would put the block's line above its first sentence.
-                blank_lines = len(text) - len(text.lstrip("\n"))
-                self.lecture.blocks.append(Markdown(text.strip("\n") + "\n", path, run_start + blank_lines))
+                self.lecture.blocks.append(block)
             run, run_start = [], None
 
         while i < len(lines):

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import yaml
 
-from .errors import LectureError
-from .qmd import check_format_names, key_lines, read_source, yaml_error_line, yaml_error_text
+from lecturekit.errors import LectureError
+from lecturekit.read.qmd import check_format_names, key_lines, read_source, yaml_error_line, yaml_error_text
 
 
 _HELD = set()  # lecture locks this process holds

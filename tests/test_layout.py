@@ -1,0 +1,53 @@
+"""The kit's shape: one sub-package a stage, console scripts that resolve, the stdlib-only pins.
+
+Fast, no kernel: what a moved module or a stale entry point would break before any render.
+"""
+import importlib
+import os
+import subprocess
+import tomllib
+from pathlib import Path
+
+import lecturekit
+
+ROOT = Path(__file__).resolve().parents[1]
+KIT = Path(lecturekit.__file__).parent
+STAGES = {"read", "execute", "check", "write", "course", "cli"}
+
+
+def test_the_package_folders_are_its_stages():
+    packages = {p.parent.name for p in KIT.glob("*/__init__.py")}
+    assert packages == STAGES
+    # Nothing of a stage lies loose at the top: only the shared error type.
+    assert {p.name for p in KIT.glob("*.py")} == {"__init__.py", "errors.py"}
+
+
+def test_every_console_script_resolves_to_a_function():
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert {"lecture-render", "lecture-check", "lecture-execute", "lecture-bench", "lecture-modtree"} <= set(scripts)
+    for name, target in scripts.items():
+        module, _, attr = target.partition(":")
+        assert callable(getattr(importlib.import_module(module), attr)), name
+
+
+def test_every_module_of_the_kit_imports():
+    for path in sorted(KIT.rglob("*.py")):
+        name = ".".join(path.relative_to(KIT.parent).with_suffix("").parts)
+        if not name.endswith("__main__"):
+            importlib.import_module(name.removesuffix(".__init__"))
+
+
+def test_pins_runs_with_the_stdlib_alone():
+    # scripts/setup runs it with the system Python before the venv exists: no site-packages (-S).
+    env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT / "scripts")}
+    out = subprocess.run(["/usr/bin/python3", "-S", "-m", "lecturekit.cli.pins", "--help"],
+                         env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "install" in out.stdout
+
+
+def test_python_m_check_still_runs():
+    out = subprocess.run([os.sys.executable, "-m", "lecturekit.check", "--help"], capture_output=True, text=True,
+                         cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert "--accept" in out.stdout
