@@ -18,8 +18,9 @@ STAGES = {"read", "execute", "check", "write", "course", "cli"}
 def test_the_package_folders_are_its_stages():
     packages = {p.parent.name for p in KIT.glob("*/__init__.py")}
     assert packages == STAGES
-    # Nothing of a stage lies loose at the top: only the shared error type.
-    assert {p.name for p in KIT.glob("*.py")} == {"__init__.py", "errors.py"}
+    # Nothing of a stage lies loose at the top: only what every stage shares, the error type and the
+    # registry of the kit's Bengali words.
+    assert {p.name for p in KIT.glob("*.py")} == {"__init__.py", "errors.py", "words.py"}
 
 
 def test_every_console_script_resolves_to_a_function():

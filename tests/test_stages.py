@@ -108,3 +108,86 @@ def test_option_lines_are_the_cell_options_without_file():
 def test_hidden_cells_are_not_checked():
     run = CellRun("f.qmd", 1, "a", "", {"output": False}, "x = 1\n")
     assert run.hidden and not CellRun("f.qmd", 1, "a", "", {}, "x = 1\n").hidden
+
+
+# Registries: block types, normalisers, the kit's Bengali words.
+
+from pathlib import Path  # noqa: E402
+import re  # noqa: E402
+
+from lecturekit import words  # noqa: E402
+from lecturekit.check.normalise import NORMALISERS, normalise  # noqa: E402
+from lecturekit.read.blocktypes import BLOCK_TYPES, DIV_CLASSES, REQUIRED_PARENT  # noqa: E402
+
+FILTERS = Path(__file__).resolve().parents[1] / "_extensions" / "lecture" / "filters"
+
+
+def read_text(tmp_path, body):
+    folder = tmp_path / "lectures" / "01-x"
+    folder.mkdir(parents=True)
+    (folder / "index.qmd").write_text('---\ntitle: "x"\n---\n\n' + body, encoding="utf-8")
+    return qmd.read_lecture(folder / "index.qmd", tmp_path)
+
+
+def test_every_registered_block_type_reads_and_no_other(tmp_path):
+    assert {"quiz", "explain", "exercise", "answer", "stepper", "callout-note", "claim"} <= DIV_CLASSES
+    assert REQUIRED_PARENT["answer"] == ("exercise", "discussion")
+    free = [t.name for t in BLOCK_TYPES.values() if not t.inside and t.name != "claim"]
+    body = "".join(f"::: {{.{name}}}\nলেখা\n:::\n\n" for name in free)
+    assert read_text(tmp_path / "ok", body).blocks
+    with pytest.raises(LectureError, match="quizz"):
+        read_text(tmp_path / "bad", "::: {.quizz}\nলেখা\n:::\n")
+
+
+def test_a_block_type_that_needs_a_parent_is_refused_outside_it(tmp_path):
+    with pytest.raises(LectureError, match=r"\.answer belongs inside a \.exercise or \.discussion"):
+        read_text(tmp_path, "::: {.answer}\nলেখা\n:::\n")
+    assert read_text(tmp_path / "ok", "::: {.exercise}\nপ্রশ্ন\n\n::: {.answer}\nউত্তর\n:::\n:::\n").blocks
+
+
+@pytest.mark.parametrize("name, text, expected", [
+    ("strip-colour", "\x1b[31mলাল\x1b[0m", "লাল"),
+    ("hide-addresses", "<Net object at 0x7f3a2c1b4d90> 0xff", "<Net object at 0x…> 0xff"),
+    ("hide-folders", "/x/.venv/lib/python3.11/site-packages/torch/nn.py", "<site-packages>/torch/nn.py"),
+    ("hide-temporary-paths", "/tmp/tmpab12cd_x/model.pt", "<tmp>/model.pt"),
+    ("drop-trailing-spaces", "a  \nb\t", "a\nb"),
+])
+def test_each_normaliser_by_name(name, text, expected):
+    assert NORMALISERS[name](text) == expected
+    assert normalise(text) == expected  # and the others leave its text alone
+
+
+def test_the_normalisers_apply_in_their_registered_order():
+    assert list(NORMALISERS) == ["strip-colour", "hide-addresses", "hide-folders", "hide-temporary-paths",
+                                 "drop-trailing-spaces"]
+    assert normalise("/work/p/a.pt  ", "/work/p") == "<project>/a.pt"
+
+
+def lua_words():
+    """The `words` table of common.lua: name = "word" pairs and the month list."""
+    text = (FILTERS / "common.lua").read_text(encoding="utf-8")
+    table = text[text.index("M.words = {"):text.index("\n}\n", text.index("M.words = {"))]
+    pairs = dict(re.findall(r"\b(\w+) = \"([^\"]*)\"", table))
+    months = re.search(r"months = \{(.*?)\}", table, re.S)[1]
+    return pairs, re.findall(r"\"([^\"]+)\"", months)
+
+
+def test_python_and_lua_spell_the_shared_words_alike():
+    pairs, months = lua_words()
+    assert tuple(months) == words.MONTHS
+    for name in ("figure", "answers", "episode", "module"):
+        assert pairs[name] == words.WORDS[name], name
+
+
+def test_no_filter_but_common_lua_spells_a_bengali_word():
+    for path in FILTERS.glob("*.lua"):
+        if path.name == "common.lua":
+            continue
+        code = [line for line in path.read_text(encoding="utf-8").split("\n") if not line.strip().startswith("--")]
+        assert not [line for line in code if re.search("[\u0980-\u09ff]", line)], path.name
+
+
+def test_bengali_date_and_digits():
+    assert words.bengali_date(0) == "১ জানুয়ারি ১৯৭০"
+    assert words.bn_digits("পর্ব 09") == "পর্ব ০৯"
+    assert "৪২".translate(words.FROM_BENGALI_DIGITS) == "42"

@@ -4,10 +4,7 @@
 -- goes to one appendix at the end ("উত্তরমালা"), numbered like its question.
 local C = require("common")
 
-local KINDS = {
-  exercise = "অনুশীলনী",
-  discussion = "আলোচনার প্রশ্ন",
-}
+local KINDS = C.words.kinds
 
 local appendix = {}
 local counters = { exercise = 0, discussion = 0 }
@@ -38,12 +35,12 @@ local function question(div)
   if C.slides then
     for _, s in ipairs(solutions) do
       s.classes:insert("fragment")
-      s.content:insert(1, pandoc.Para({ pandoc.Strong({ pandoc.Str("উত্তর") }) }))
+      s.content:insert(1, pandoc.Para({ pandoc.Strong({ pandoc.Str(C.words.answer) }) }))
       table.insert(kept, s)
     end
     return pandoc.Div(kept, pandoc.Attr(div.identifier, { kind, "question" }))
   end
-  table.insert(kept, pandoc.Para({ pandoc.Emph({ pandoc.Str("উত্তর: পরিশিষ্টে, " .. name) }) }))
+  table.insert(kept, pandoc.Para({ pandoc.Emph({ pandoc.Str(C.words.answer_in_appendix .. name) }) }))
   local entry = { pandoc.Header(2, { pandoc.Str(name) },
     pandoc.Attr("ans-" .. kind .. "-" .. counters[kind], { "unnumbered" })) }
   for _, s in ipairs(solutions) do
@@ -63,12 +60,12 @@ return {
     local key = C.quiz_key
     if C.slides or (#appendix == 0 and #key == 0) then return doc end
     doc.blocks:insert(pandoc.RawBlock("typst", "#answers-start()"))
-    doc.blocks:insert(pandoc.Header(1, { pandoc.Str("উত্তরমালা") }, pandoc.Attr("sec-answers", { "unnumbered" })))
+    doc.blocks:insert(pandoc.Header(1, { pandoc.Str(C.words.answers) }, pandoc.Attr("sec-answers", { "unnumbered" })))
     for _, entry in ipairs(appendix) do
       for _, b in ipairs(entry) do doc.blocks:insert(b) end
     end
     if #key > 0 then
-      doc.blocks:insert(pandoc.Header(2, { pandoc.Str("নিজেকে যাচাই: উত্তর") }, pandoc.Attr("ans-quiz", { "unnumbered" })))
+      doc.blocks:insert(pandoc.Header(2, { pandoc.Str(C.words.quiz_answers) }, pandoc.Attr("ans-quiz", { "unnumbered" })))
       for _, b in ipairs(key) do doc.blocks:insert(b) end
     end
     return doc

@@ -3,10 +3,8 @@
 local C = require("common")
 local pdf_figures = require("pdf_figures")
 
-local CALLOUT_TITLES = {
-  note = "নোট", tip = "টিপ", warning = "সতর্কতা", important = "জরুরি", caution = "সাবধান",
-}
-local BOXES = { remember = "মনে রাখুন", glossary = "শব্দকোষ" }
+local CALLOUT_TITLES = C.words.callouts
+local BOXES = C.words.boxes
 
 local function callout_kind(div)
   for _, cls in ipairs(div.classes) do

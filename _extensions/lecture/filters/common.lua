@@ -15,8 +15,29 @@ function M.bn(value)
   return (tostring(value):gsub("%d", BN))
 end
 
--- Bengali option letters for quiz choices: ক খ গ ঘ ঙ চ
-M.letters = { "ক", "খ", "গ", "ঘ", "ঙ", "চ", "ছ", "জ" }
+-- The Bengali words the filters write, in one place (the Python side's are in lecturekit/words.py).
+M.words = {
+  figure = "ছবি",
+  answers = "উত্তরমালা",
+  answer = "উত্তর",
+  answer_in_appendix = "উত্তর: পরিশিষ্টে, ",
+  quiz_answers = "নিজেকে যাচাই: উত্তর",
+  question = "প্রশ্ন",
+  line = "লাইন",
+  part = "অংশ",
+  episode = "পর্ব",
+  of_episodes = "-এর মধ্যে",
+  module = "মডিউল",
+  months = { "জানুয়ারি", "ফেব্রুয়ারি", "মার্চ", "এপ্রিল", "মে", "জুন", "জুলাই", "আগস্ট",
+    "সেপ্টেম্বর", "অক্টোবর", "নভেম্বর", "ডিসেম্বর" },
+  -- exercise kinds (answers.lua), callout titles and boxes (blocks.lua)
+  kinds = { exercise = "অনুশীলনী", discussion = "আলোচনার প্রশ্ন" },
+  callouts = { note = "নোট", tip = "টিপ", warning = "সতর্কতা", important = "জরুরি", caution = "সাবধান" },
+  boxes = { remember = "মনে রাখুন", glossary = "শব্দকোষ" },
+  -- option letters for quiz choices
+  letters = { "ক", "খ", "গ", "ঘ", "ঙ", "চ", "ছ", "জ" },
+}
+M.letters = M.words.letters
 
 function M.has_class(el, cls)
   for _, c in ipairs(el.classes or {}) do

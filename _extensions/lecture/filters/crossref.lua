@@ -7,7 +7,7 @@ local C = require("common")
 local numbers, count, episode = {}, 0, nil
 
 local function label(id)
-  return "ছবি " .. C.bn((episode and (episode .. ".") or "") .. numbers[id])
+  return C.words.figure .. " " .. C.bn((episode and (episode .. ".") or "") .. numbers[id])
 end
 
 local function as_inlines(caption)

@@ -3,8 +3,7 @@
 -- .qmd itself they are taken here: today's date, and the versions of the Python Quarto ran.
 local C = require("common")
 
-local MONTHS = { "জানুয়ারি", "ফেব্রুয়ারি", "মার্চ", "এপ্রিল", "মে", "জুন", "জুলাই", "আগস্ট",
-  "সেপ্টেম্বর", "অক্টোবর", "নভেম্বর", "ডিসেম্বর" }
+local MONTHS = C.words.months
 
 local PROBE = [[
 import platform, importlib.metadata as m

@@ -26,7 +26,7 @@ end
 
 local function quiz(div)
   count = count + 1
-  local name = "প্রশ্ন " .. C.bn(count)
+  local name = C.words.question .. " " .. C.bn(count)
   local question, options, explain = pandoc.List(), nil, pandoc.List()
   for _, b in ipairs(div.content) do
     if b.t == "BulletList" and not options then
@@ -61,7 +61,7 @@ local function quiz(div)
         opt.correct and "true" or "false", C.letters[i], html(opt.blocks)))
     end
     table.insert(parts, '</ol><p class="quiz-feedback" role="status" aria-live="polite"></p>')
-    table.insert(parts, '<div class="quiz-explain fragment"><p><strong>উত্তর: ' .. C.letters[right] ..
+    table.insert(parts, '<div class="quiz-explain fragment"><p><strong>' .. C.words.answer .. ': ' .. C.letters[right] ..
       "</strong></p>" .. html(explain) .. "</div></div>")
     return pandoc.RawBlock("html", table.concat(parts, "\n"))
   end

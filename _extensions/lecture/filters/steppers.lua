@@ -25,7 +25,7 @@ local function find_code(blocks)
 end
 
 local function lines_label(spec)
-  return "লাইন " .. C.bn(spec:gsub("-", "–"):gsub(",", ", "))
+  return C.words.line .. " " .. C.bn(spec:gsub("-", "–"):gsub(",", ", "))
 end
 
 -- Under Quarto the highlight steps are made by Quarto's own line-highlight plugin, which numbers

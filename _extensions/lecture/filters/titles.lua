@@ -20,7 +20,7 @@ local part = -1
 local function number_part(header)
   if header.level ~= 1 or header.classes:includes("unnumbered") then return nil end
   part = part + 1
-  local label = "অংশ " .. C.bn(part)
+  local label = C.words.part .. " " .. C.bn(part)
   if C.slides then
     -- Its own line on the divider (theme.css); a space keeps copied text readable: "অংশ ৫ buffer".
     header.content:insert(1, pandoc.Space())
@@ -46,9 +46,9 @@ return {
       end
     end
     if episode and not meta.date then
-      local parts = { "পর্ব " .. C.bn(string.format("%02d", tonumber(episode) or 0)) }
-      if meta.episodes then table.insert(parts, C.bn(str(meta, "episodes")) .. "-এর মধ্যে") end
-      if meta.module then table.insert(parts, "মডিউল " .. C.bn(str(meta, "module"))) end
+      local parts = { C.words.episode .. " " .. C.bn(string.format("%02d", tonumber(episode) or 0)) }
+      if meta.episodes then table.insert(parts, C.bn(str(meta, "episodes")) .. C.words.of_episodes) end
+      if meta.module then table.insert(parts, C.words.module .. " " .. C.bn(str(meta, "module"))) end
       meta.date = pandoc.MetaInlines(span(table.concat(parts, " · "), "title-episode"))
     end
     local english = str(meta, "title-en")

@@ -14,11 +14,11 @@ import re
 from dataclasses import dataclass
 
 from lecturekit.errors import LectureError
+from lecturekit.words import FROM_BENGALI_DIGITS
 from .normalise import as_lines, item_kind, item_text
 
 NUMBER = re.compile(r"(?<![\w.])([-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|nan|inf)(?![\w])")
 SPACES = re.compile(r"[ \t]+")
-BENGALI_DIGITS = str.maketrans("০১২৩৪৫৬৭৮৯", "0123456789")
 
 
 @dataclass(frozen=True)
@@ -65,8 +65,8 @@ def texts_match(expected, got, tolerance=None):
         return True
     if tolerance is None:
         return False
-    a = NUMBER.split(expected.translate(BENGALI_DIGITS))
-    b = NUMBER.split(got.translate(BENGALI_DIGITS))
+    a = NUMBER.split(expected.translate(FROM_BENGALI_DIGITS))
+    b = NUMBER.split(got.translate(FROM_BENGALI_DIGITS))
     if len(a) != len(b):
         return False
     for i, (x, y) in enumerate(zip(a, b)):

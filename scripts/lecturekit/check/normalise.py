@@ -9,12 +9,13 @@ A cell's outputs become a list of one-key items, in order:
   figure            a figure without such data (PNG, SVG, PDF): its text/plain
   error + message   a raised exception: its type (ename) and its message (evalue); not the traceback
 
-Normalisers, applied to every text before it is stored or compared (and to nothing else):
-  1. ANSI colour and cursor codes are removed.
-  2. memory addresses (0x and 8-16 hex digits, as in `<object at 0x7f3a2c1b4d90>`) become `0x…`.
-  3. the project folder becomes `<project>`; a site-packages folder becomes `<site-packages>`.
-  4. temporary paths (`/tmp/tmpab12cd_x`, as made by the tempfile module) become `<tmp>`.
-  5. spaces at the ends of lines are dropped (invisible on a slide, and stripped by editors).
+Normalisers (NORMALISERS, by name), applied to every text before it is stored or compared (and to
+nothing else):
+  1. strip-colour: ANSI colour and cursor codes are removed.
+  2. hide-addresses: memory addresses (0x and 8-16 hex digits, as in `<object at 0x7f3a2c1b4d90>`) become `0x…`.
+  3. hide-folders: the project folder becomes `<project>`; a site-packages folder becomes `<site-packages>`.
+  4. hide-temporary-paths: temporary paths (`/tmp/tmpab12cd_x`, as made by the tempfile module) become `<tmp>`.
+  5. drop-trailing-spaces: spaces at the ends of lines are dropped (invisible on a slide, and stripped by editors).
 Numbers are not normalised: they are compared exactly unless the cell declares `#| tolerance:`.
 """
 import re
@@ -28,15 +29,43 @@ TEMP_PATH = re.compile(r"(?:/private)?(?:/tmp|/var/tmp|/var/folders/[^/\s]+/[^/\
 TRAILING_SPACE = re.compile(r"[ \t]+$", re.MULTILINE)
 
 
-def normalise(text, project_root=None):
-    """Apply the documented normalisers to one text."""
-    text = strip_ansi(text)
-    text = ADDRESS.sub("0x…", text)
+def strip_colour(text: str, project_root=None) -> str:
+    return strip_ansi(text)
+
+
+def hide_addresses(text: str, project_root=None) -> str:
+    return ADDRESS.sub("0x…", text)
+
+
+def hide_folders(text: str, project_root=None) -> str:
     if project_root:
         text = text.replace(str(project_root), "<project>")
-    text = SITE_PACKAGES.sub("<site-packages>/", text)
-    text = TEMP_PATH.sub("<tmp>", text)
+    return SITE_PACKAGES.sub("<site-packages>/", text)
+
+
+def hide_temporary_paths(text: str, project_root=None) -> str:
+    return TEMP_PATH.sub("<tmp>", text)
+
+
+def drop_trailing_spaces(text: str, project_root=None) -> str:
     return TRAILING_SPACE.sub("", text)
+
+
+# The registry: every normaliser, by name, in the order they apply (the module docstring's list).
+NORMALISERS = {
+    "strip-colour": strip_colour,
+    "hide-addresses": hide_addresses,
+    "hide-folders": hide_folders,
+    "hide-temporary-paths": hide_temporary_paths,
+    "drop-trailing-spaces": drop_trailing_spaces,
+}
+
+
+def normalise(text, project_root=None):
+    """Apply the documented normalisers to one text."""
+    for normaliser in NORMALISERS.values():
+        text = normaliser(text, project_root)
+    return text
 
 
 def _text(value):

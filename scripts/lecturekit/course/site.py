@@ -25,7 +25,7 @@ import jinja2
 
 from lecturekit.read import frontmatter, qmd
 from lecturekit.write.formats import FORMATS
-from lecturekit.write.writers import BENGALI_DIGITS
+from lecturekit.words import EPISODES_MADE, OF_TOTAL, WORDS, bn_digits
 
 if TYPE_CHECKING:
     from lecturekit.course.project import Project
@@ -33,10 +33,6 @@ if TYPE_CHECKING:
 ZIP_NAME = "code.zip"
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 FONT = Path("node_modules/@fontsource-variable/noto-sans-bengali/files/noto-sans-bengali-bengali-wght-normal.woff2")
-
-
-def bn_number(value: object) -> str:
-    return str(value).translate(BENGALI_DIGITS)
 
 
 def _python_files(folder):
@@ -189,9 +185,9 @@ def lecture_entry(project: Project, lecture_dir: Path, meta: dict) -> Entry:
     links = [Link(fmt.link_label, f"{name}/{fmt.product}" if (out / fmt.product).exists() else None)
              for fmt in FORMATS.values()]
     if (out / ZIP_NAME).exists():
-        links.append(Link("কোড (zip)", f"{name}/{ZIP_NAME}"))
+        links.append(Link(WORDS["code-zip"], f"{name}/{ZIP_NAME}"))
     episode = meta.get("episode")
-    ep = f"পর্ব {bn_number(f'{episode:02d}' if isinstance(episode, int) else episode)}" if episode is not None else ""
+    ep = f"{WORDS['episode']} {bn_digits(f'{episode:02d}' if isinstance(episode, int) else episode)}" if episode is not None else ""
     sub = meta.get("title-en")
     return Entry(name=name, episode=ep, title=str(meta.get("title") or name),
                  title_en=str(sub) if sub else None, links=links)
@@ -207,7 +203,7 @@ def modules(project: Project, lectures: list[tuple[Path, dict]]) -> list[Module]
     groups: dict = {}
     for lecture_dir, meta in sorted(lectures, key=order):
         groups.setdefault(meta.get("module"), []).append(lecture_entry(project, lecture_dir, meta))
-    return [Module(f"মডিউল {bn_number(module)}" if module is not None else "অন্যান্য পর্ব", entries)
+    return [Module(f"{WORDS['module']} {bn_digits(module)}" if module is not None else WORDS["other-episodes"], entries)
             for module, entries in groups.items()]
 
 
@@ -224,7 +220,7 @@ def index_html(project: Project, lectures: list[tuple[Path, dict]]) -> str:
     font = base64.b64encode(font_path.read_bytes()).decode() if font_path.exists() else ""
     course = next((str(m["course"]) for _d, m in lectures if m.get("course")), frontmatter.COURSE)
     total = next((m["episodes"] for _d, m in lectures if m.get("episodes")), None)
-    count = f"{bn_number(len(lectures))}টি পর্ব তৈরি" + (f", মোট {bn_number(total)}টির মধ্যে" if total else "")
+    count = EPISODES_MADE.format(made=bn_digits(len(lectures))) + (OF_TOTAL.format(total=bn_digits(total)) if total else "")
     return _templates().get_template("course.html.j2").render(
         course=course, count=count, font=font, modules=modules(project, lectures))
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import yaml
 
 from lecturekit.errors import LectureError
+from lecturekit.read.blocktypes import DIV_CLASSES, REQUIRED_PARENT
 from lecturekit.write.formats import FORMATS
 
 # Cell options the renderer understands (Quarto spellings), and what each must hold.
@@ -29,15 +30,6 @@ CELL_OPTIONS = {
     # Our own (Quarto keeps unknown cell options as metadata):
     "timeout": (int, float),  # seconds this cell may run
     "tolerance": (int, float, str, dict),  # numeric tolerance for the output check
-}
-
-# Div classes with a meaning in the subset: Quarto's own and the lecture filter's.
-DIV_CLASSES = {
-    "notes", "fragment", "incremental", "nonincremental", "columns", "column",
-    "content-visible", "content-hidden", "smaller", "r-fit-text", "r-stack",
-    "callout-note", "callout-tip", "callout-warning", "callout-important", "callout-caution",
-    "stepper", "quiz", "explain", "exercise", "discussion", "answer", "remember", "glossary",
-    "claim", "appendix", "scrollable",
 }
 
 FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})\s*(?P<info>.*?)\s*$")
@@ -433,10 +425,6 @@ class _Div:
     def describe(self):
         return f"'{self.colons} {{.{' .'.join(self.classes)}}}' (line {self.line})" if self.classes else \
             f"the div opened at line {self.line}"
-
-
-# Divs that only mean something inside another one.
-REQUIRED_PARENT = {"answer": ("exercise", "discussion"), "explain": ("quiz",), "column": ("columns",)}
 
 
 def _check_nesting(div, divs, closed, path):

@@ -22,6 +22,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from lecturekit.errors import LectureError
+from lecturekit.words import WORDS
 
 if TYPE_CHECKING:
     from lecturekit.course.project import Project
@@ -239,7 +240,7 @@ REVEALJS = Format(
     },
     # SVG keeps slides sharp.
     figure_mimes=("image/svg+xml", "image/png", "application/pdf"),
-    link_label="স্লাইড",
+    link_label=WORDS["slides"],
     fixed_args=("--standalone", "--embed-resources", "--syntax-highlighting=idiomatic"),
     project_args=_revealjs_args,
     shared_assets=woff2_katex,
@@ -261,7 +262,7 @@ TYPST = Format(
     },
     # Typst mangles Bengali inside SVG: the handout takes the PDF rendering of the same figure.
     figure_mimes=("application/pdf", "image/png", "image/svg+xml"),
-    link_label="হ্যান্ডআউট (PDF)",
+    link_label=WORDS["handout"],
     fixed_args=("--standalone",),
     project_args=_typst_args,
     finish=Finish(name="typst", suffix=".typ", run=compile_typst, package="typst"),

@@ -16,6 +16,7 @@ import yaml
 from lecturekit.execute.record import (CellRun, ClaimResult, Environment, Execution, InlineValue, ProseRun,
                                        option_lines)
 from lecturekit.read import frontmatter, qmd
+from lecturekit.words import bengali_date
 
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!<>|~^$&:\"'@=%])")
@@ -45,7 +46,6 @@ def provenance(results):
     if text:
         meta["versions"] = text
     if results.get("executed_at"):
-        from lecturekit.write.writers import bengali_date
         meta["render-date"] = bengali_date(results["executed_at"])
     return meta
 

@@ -9,7 +9,6 @@ new slides.html with an old handout.
 from __future__ import annotations
 
 import concurrent.futures as cf
-import datetime
 import os
 import subprocess
 import threading
@@ -20,6 +19,7 @@ from typing import TYPE_CHECKING
 
 import pypandoc
 
+from lecturekit.words import bengali_date
 from lecturekit.write.emit import MarkdownEmitter
 from lecturekit.errors import LectureError
 from lecturekit.write.figures import lecture_figures_dir
@@ -29,14 +29,6 @@ if TYPE_CHECKING:
     from lecturekit.execute.build import ExecutedLecture
     from lecturekit.course.project import Project
 
-MONTHS = ["জানুয়ারি", "ফেব্রুয়ারি", "মার্চ", "এপ্রিল", "মে", "জুন", "জুলাই", "আগস্ট", "সেপ্টেম্বর",
-          "অক্টোবর", "নভেম্বর", "ডিসেম্বর"]
-BENGALI_DIGITS = str.maketrans("0123456789", "০১২৩৪৫৬৭৮৯")
-
-
-def bengali_date(timestamp: float) -> str:
-    day = datetime.datetime.fromtimestamp(timestamp, datetime.timezone.utc)
-    return f"{day.day} {MONTHS[day.month - 1]} {day.year}".translate(BENGALI_DIGITS)
 
 
 class LectureWriter:
