@@ -198,6 +198,13 @@ def words(text):
     return sorted(re.sub(r"\s+", " ", "\n".join(kept)).split())
 
 
+def letters(text):
+    """The handout's text without running headers, page numbers, whitespace and digits."""
+    kept = [line for line in text.splitlines()
+            if not line.startswith("বাংলায় PyTorch · পর্ব") and not re.fullmatch(r"\s*[০-৯]+\s*", line)]
+    return re.sub(r"[\s0-9০-৯\u2060]", "", "".join(kept))
+
+
 def test_handout_matches(ours, theirs):
     mine, other = ours[1], theirs[1]
     assert other.headings == mine.headings
@@ -238,11 +245,11 @@ def test_quarto_executing_the_source_gives_the_same_lecture(browser, ours, tmp_p
     assert deck.requests == []
     assert handout.headings == ours[1].headings
     assert "রেন্ডার:" in handout.first_page and "PyTorch" in handout.first_page
-    # The same words (the PDF figures: an SVG figure's Bengali legend would come out as other
-    # glyphs). Words with digits are left out: this is another execution, and on this kind of
-    # machine a float32 training run may end a few ulps apart from the cached one.
-    without_digits = lambda text: [w for w in words(text) if not re.search(r"[0-9০-৯]", w)]  # noqa: E731
-    assert without_digits(handout.text) == without_digits(ours[1].text)
+    # The same text in the same order (the PDF figures: an SVG figure's Bengali legend would come
+    # out as other glyphs), compared without spaces, line breaks and digits: this is another
+    # execution in Quarto's kernel, whose float32 results (and the ulp counts printed from them)
+    # may end a few ulps apart from the cached one, and a changed digit moves line breaks.
+    assert letters(handout.text) == letters(ours[1].text)
     assert not list((project / "lectures").rglob("*.quarto_ipynb")), "Quarto's kept notebook left behind"
     assert not list((project / "lectures").rglob("*.html"))
 

@@ -109,7 +109,14 @@ return {
   Div = function(el)
     if C.has_class(el, "cell-output") then
       if C.quarto then el = quarto_output(el) end
-      if C.handout then return C.typst_wrap("output-block", 'kind: "' .. output_kind(el) .. '"', el.content) end
+      if C.handout then
+        -- A figure a cell shows stands on its own, as our renderer emits it: the output box is
+        -- for printed text.
+        local text = false
+        el:walk({ CodeBlock = function() text = true end })
+        if not text then return el.content end
+        return C.typst_wrap("output-block", 'kind: "' .. output_kind(el) .. '"', el.content)
+      end
       -- Output is text, not code: keep highlight.js from guessing a language for it.
       return el:walk({ CodeBlock = function(cb)
         cb.classes:insert("nohighlight")

@@ -78,6 +78,10 @@ class MarkdownEmitter:
             out.append(_fence(code, "{" + " ".join(attrs) + "}"))
         if options.get("output", True):
             out.extend(self._outputs(cell.outputs, options, label))
+        if not out:
+            # Nothing to show (hidden code, no output): no empty block either, as in Quarto's
+            # products, where it would add a block's spacing to the page.
+            return ""
         head = "::: {.cell" + (f" cell-label=\"{_attr_value(label)}\"" if label else "") + "}\n"
         return head + "\n".join(out) + ":::\n"
 
