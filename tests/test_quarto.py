@@ -210,6 +210,10 @@ def test_handout_matches(ours, theirs):
     assert other.headings == mine.headings
     assert len(mine.headings) > 30
     assert other.pages == mine.pages
+    # Page by page the same text (pdftotext ends each page with a form feed): the same page breaks.
+    by_page = lambda text: [re.sub(r"\s", "", page) for page in text.split("\f")]  # noqa: E731
+    differ = [n for n, (a, b) in enumerate(zip(by_page(other.text), by_page(mine.text)), 1) if a != b]
+    assert not differ, f"pages whose text differs between Quarto's handout and ours: {differ}"
     assert other.fonts == mine.fonts
     # Markdown left as text: a fence, a class or id attribute, Quarto's English captions. (A
     # lecture may print `{...}` itself: an attribute starts with a letter.)
