@@ -15,7 +15,6 @@ import base64
 import functools
 import hashlib
 import io
-import os
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +24,7 @@ import jinja2
 
 from lecturekit.read import frontmatter, qmd
 from lecturekit.write.formats import FORMATS
+from lecturekit.write.figures import write_if_changed
 from lecturekit.words import EPISODES_MADE, OF_TOTAL, WORDS, bn_digits
 
 if TYPE_CHECKING:
@@ -109,21 +109,6 @@ def files_digest(files: list[tuple[str, Path]]) -> str:
     for name, path in files:
         digest.update(name.encode() + b"\0" + hashlib.sha256(Path(path).read_bytes()).digest())
     return digest.hexdigest()
-
-
-def write_if_changed(path: Path, data: bytes) -> bool:
-    """Write atomically, and only when the bytes differ; True when written."""
-    path = Path(path)
-    try:
-        if path.read_bytes() == data:
-            return False
-    except OSError:
-        pass
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
-    return True
 
 
 def write_code_zip(project: Project, lecture_dir: Path, meta: dict | None = None) -> Path | None:
