@@ -30,7 +30,7 @@ from lecturekit.execute.build import ExecutedLecture, execute_lecture
 from lecturekit.errors import LectureError
 from lecturekit.write.figures import lecture_figures_dir, write_figures
 from lecturekit.write.notebook import notebook_bytes, write_notebook
-from lecturekit.course.project import Project
+from lecturekit.course.project import Project, check_lecture_name
 from lecturekit.write.formats import FORMATS, Format
 from lecturekit.write.writers import LectureWriter
 
@@ -166,6 +166,7 @@ def build_lecture(root: Path, lecture_dir: Path, format_names: list[str], *, ver
     project = Project(Path(root))
     result = LectureResult(Path(lecture_dir).name)
     try:
+        check_lecture_name(lecture_dir)
         # One render at a time per lecture (a second one waits, then finds the execution cached).
         with project.lecture_lock(result.name, progress=progress_to_stderr):
             execution = execute_lecture(project, Path(lecture_dir), fresh=fresh, progress=progress,
@@ -222,6 +223,7 @@ def plan(project: Project, lecture_dirs: Iterable[Path], format_names: list[str]
     formats = [FORMATS[n] for n in format_names]
     for lecture_dir in lecture_dirs:
         try:
+            check_lecture_name(lecture_dir)
             execution = None if fresh else execute_lecture(project, lecture_dir, versions=versions,
                                                            write=False, cached_only=True)
         except LectureError as err:

@@ -1,6 +1,7 @@
 """The project: `_quarto.yml`, where lectures live, where builds and products go."""
 import contextlib
 import fcntl
+import re
 import sys
 from dataclasses import dataclass
 from functools import cached_property
@@ -13,6 +14,20 @@ from lecturekit.read.qmd import check_format_names, key_lines, read_source, yaml
 
 
 _HELD = set()  # lecture locks this process holds
+
+# A lecture's folder name is its id everywhere: URLs, `_build/quarto-render.yml`, Quarto's render list
+# (which skips names starting with `_` or `.`), file names in _build and _output. Only names that are
+# safe in all of them are accepted.
+LECTURE_NAME = re.compile(r"[a-z0-9][a-z0-9-]*")
+LECTURE_NAME_RULE = "lowercase ASCII letters, digits and hyphens, starting with a letter or digit (e.g. 09-nn-module)"
+
+
+def check_lecture_name(folder):
+    """A LectureError naming the folder when its name is outside the pattern."""
+    name = Path(folder).name
+    if not LECTURE_NAME.fullmatch(name):
+        raise LectureError(f"lecture folder name '{name}' is not allowed: use {LECTURE_NAME_RULE}",
+                           Path(folder) / "index.qmd")
 
 
 @dataclass

@@ -61,12 +61,15 @@ def render(argv: list[str] | None = None) -> int:
         progress=None if args.quiet else course.progress_to_stderr, on_result=report)
     failed = [r for r in results if r.error]
     for plan, result in zip(plans, results):
-        if not plan.error and not plan.execute and not plan.write:  # nothing to do: not reported yet
+        if plan.error or (not plan.execute and not plan.write):  # not built here: not reported yet
             report(result)
     site_seconds = 0.0
     if not args.execute_only and not args.no_index:
         site_started = time.perf_counter()
-        page, _zips = site.build_site(project)
+        page, _zips, unreadable = site.build_site(project, errors={r.name: r.error for r in failed})
+        for name, message in unreadable.items():
+            if name not in {r.name for r in results}:  # a lecture outside this render: said, not failed
+                say(f"[{name}] course page: listed as failed: {message.splitlines()[0]}")
         site_seconds = time.perf_counter() - site_started
     executed = sum(r.executed for r in results)
     written = sum(bool(r.written) for r in results)
