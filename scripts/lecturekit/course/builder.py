@@ -86,10 +86,26 @@ class Manifest:
     def __init__(self, project: Project, name: str):
         self.path = project.build_dir / name / MANIFEST
         self.output = project.output_dir / name
+        self.entries = {}
         try:
-            self.entries = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
-            self.entries = {}
+            data = self.path.read_bytes()
+        except FileNotFoundError:
+            return
+        except OSError as err:
+            cache.discard(self.path, f"cannot read it: {err.strerror}", remove=False)
+            return
+        try:
+            entries = json.loads(data.decode("utf-8"))
+            problem = None if isinstance(entries, dict) and all(
+                isinstance(e, dict) and isinstance(e.get("inputs"), str) and isinstance(e.get("stat"), list)
+                for e in entries.values()) else "not a mapping of format to inputs and stat"
+        except (UnicodeDecodeError, ValueError) as err:
+            problem = str(err).split("\n")[0][:120]
+        if problem:
+            # Every product is written again and the file rebuilt.
+            cache.discard(self.path, problem)
+            return
+        self.entries = entries
 
     def fresh(self, fmt: Format, inputs: str) -> bool:
         entry = self.entries.get(fmt.name)
