@@ -4,7 +4,6 @@
 the way nbclient's NotebookClient does for a notebook. It returns plain results (outputs per cell,
 values per inline expression, truth per claim) that the cache stores and notebook.py applies.
 """
-import asyncio
 import json
 import shutil
 import sys
@@ -133,7 +132,13 @@ class _BoundedClient(NotebookClient):
             return super().output(outs, msg, display_id, cell_index)
         if not self.overflow:
             self.overflow = True
-            asyncio.ensure_future(self.km.interrupt_kernel())
+            # Stop waiting for the cell at once: the render fails and the kernel is shut down
+            # (killed) anyway. An interrupt instead could reach the kernel after the cell ended,
+            # leaving nbclient waiting for the reply until the time limit and the kernel printing
+            # "KeyboardInterrupt caught in kernel".
+            reply = getattr(self, "task_poll_for_reply", None)
+            if reply is not None and not reply.done():
+                reply.cancel()
         return None
 
 
@@ -243,7 +248,8 @@ class LectureExecutor:
             raise LectureError(f"cell ran past its time limit of {timeout} s (set '#| timeout:' to allow more)",
                                *where, label) from None
         except DeadKernelError as err:
-            raise LectureError(f"the kernel died while running this cell ({err})", *where, label) from None
+            if not client.overflow:  # the bound stops the wait the same way a dead kernel does
+                raise LectureError(f"the kernel died while running this cell ({err})", *where, label) from None
         if client.overflow:
             raise LectureError(f"cell output passed the limit of {self.max_output:,} bytes and the cell was "
                                f"stopped; print a summary instead (the limit is 'lecturekit: max-output:' "
