@@ -28,7 +28,7 @@ from pathlib import Path
 from lecturekit.execute import cache
 from lecturekit.execute.build import ExecutedLecture, execute_lecture
 from lecturekit.errors import LectureError
-from lecturekit.write.figures import lecture_figures_dir, write_figures
+from lecturekit.write.figures import lecture_figures_dir, write_atomic, write_figures
 from lecturekit.write.notebook import notebook_bytes, write_notebook
 from lecturekit.course.project import Project, check_lecture_name
 from lecturekit.write.formats import FORMATS, Format
@@ -123,10 +123,7 @@ class Manifest:
                                   "stat": [stat.st_size, stat.st_mtime_ns]}
 
     def save(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(self.entries, indent=1, sort_keys=True), encoding="utf-8")
-        os.replace(tmp, self.path)
+        write_atomic(self.path, json.dumps(self.entries, indent=1, sort_keys=True).encode("utf-8"))
 
 
 @dataclass
@@ -199,6 +196,8 @@ def build_lecture(root: Path, lecture_dir: Path, format_names: list[str], *, ver
                                theme or theme_digest(project), result, force=force)
     except LectureError as err:
         result.error = str(err)
+    except OSError as err:  # the machine, not the lecture: a read-only folder, a full disk
+        result.error = str(LectureError.from_os_error(err))
     result.seconds = time.perf_counter() - started
     return result
 

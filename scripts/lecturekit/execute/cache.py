@@ -178,10 +178,8 @@ class ExecutionCache:
 
     def store(self, lecture_name, key, results):
         path = self._path(lecture_name, key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"key": key, **results}, ensure_ascii=False), encoding="utf-8")
-        os.replace(tmp, path)
+        from lecturekit.write.figures import write_atomic
+        write_atomic(path, json.dumps({"key": key, **results}, ensure_ascii=False).encode("utf-8"))
         # Keep a few recent entries (two environments compared in turn, the CPU-capability runs of the
         # tests), drop the rest.
         entries = sorted(path.parent.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)

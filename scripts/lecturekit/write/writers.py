@@ -9,7 +9,9 @@ new slides.html with an old handout.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import os
+import re
 import subprocess
 import threading
 import time
@@ -100,6 +102,12 @@ class LectureWriter:
                             aside[name] = future.result()
                     except BaseException:
                         self.children.stop()
+                        # A format that finished meanwhile left its file aside: removed below too.
+                        for other, future in futures.items():
+                            try:
+                                aside.setdefault(other, future.result())
+                            except BaseException:
+                                pass
                         raise
             targets = []
             for fmt in formats:
@@ -109,7 +117,8 @@ class LectureWriter:
             return targets
         finally:
             for tmp in aside.values():
-                tmp.unlink(missing_ok=True)
+                with contextlib.suppress(OSError):  # a cleanup failure never hides the real error
+                    tmp.unlink(missing_ok=True)
 
     def write(self, fmt: Format) -> Path:
         """Render one product; return its path. The old product survives any failure."""
@@ -124,6 +133,8 @@ class LectureWriter:
         started = time.perf_counter()
         tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
         target.parent.mkdir(parents=True, exist_ok=True)
+        # A folder that cannot be written (read-only) is named now, in our words, not pandoc's.
+        tmp.touch()
         try:
             # pandoc writes the product, or what the format's finishing step turns into it.
             written = self.build / f"{self.name}{fmt.finish.suffix}" if fmt.finish else tmp
@@ -131,10 +142,17 @@ class LectureWriter:
             self.timings[f"pandoc {fmt.name}"] = time.perf_counter() - started
             if fmt.finish:
                 started = time.perf_counter()
-                fmt.finish.run(self, written, tmp)
+                try:
+                    fmt.finish.run(self, written, tmp)
+                except LectureError as err:
+                    fault = machine_fault(err.message)
+                    if fault:
+                        raise LectureError(f"cannot write {tmp}: {fault}") from None
+                    raise
                 self.timings[fmt.finish.name] = time.perf_counter() - started
         except BaseException:
-            tmp.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
             raise
         return tmp
 
@@ -142,10 +160,24 @@ class LectureWriter:
         run = self.children.run([pypandoc.get_pandoc_path(), str(source), *self.pandoc_args(fmt), "-o", str(output)],
                                 cwd=self.build)
         if run.returncode != 0:
+            fault = machine_fault(run.stderr)
+            if fault:  # the disk, not the lecture: one line, not pandoc's backtrace
+                raise LectureError(f"cannot write {output}: {fault}")
             raise LectureError(f"pandoc could not write the {fmt.name} product:\n{run.stderr.strip()}",
                                self.execution.lecture.index)
         # Warnings (an unresolved @fig- reference, a missing image) are the author's to see.
         self.warnings.extend(line for line in run.stderr.splitlines() if line.strip())
+
+
+# What pandoc and Typst print when the machine, not the input, failed them.
+MACHINE_FAULTS = re.compile(r"No space left on device|Read-only file system|Permission denied|Disk quota exceeded",
+                            re.I)
+
+
+def machine_fault(stderr: str) -> str | None:
+    """The cause, when a child's error output says the disk failed it."""
+    found = MACHINE_FAULTS.search(stderr or "")
+    return found.group(0) if found else None
 
 
 class Children:
