@@ -276,6 +276,7 @@ def build_course(project: Project, lecture_dirs: Iterable[Path], format_names: l
     """Bring the lectures' products up to date; return (plans, results), results in lecture order."""
     format_names = list(format_names or FORMATS)
     jobs = max(1, jobs or default_jobs())
+    project.sweep_leftovers()
     versions = cache.environment_versions()
     theme = theme_digest(project)
     plans = plan(project, lecture_dirs, format_names, versions=versions, theme=theme, fresh=fresh,

@@ -4,6 +4,7 @@
 the way nbclient's NotebookClient does for a notebook. It returns plain results (outputs per cell,
 values per inline expression, truth per claim) that the cache stores and notebook.py applies.
 """
+import os
 import json
 import shutil
 import sys
@@ -113,6 +114,9 @@ finally:
 """
 
 
+RUN_DIR_PREFIX = "lecturekit-"  # the kernel's private folder under the system's temporary folder
+
+
 class _BoundedClient(NotebookClient):
     """nbclient, keeping at most `max_output` bytes of a cell's outputs. Past that the rest is
     dropped, the kernel is interrupted (the cell stops within moments) and `overflow` is set."""
@@ -177,7 +181,8 @@ class LectureExecutor:
         # Connection files and sockets of this run only, in a private folder: another render (or
         # check) of the same lecture may run a kernel at the same time, and a socket's path must
         # stay under the system's 107 bytes however deep the project lies.
-        sockets = Path(tempfile.mkdtemp(prefix="lecturekit-"))
+        # The pid in its name lets a later render remove it when this one was killed (kill -9).
+        sockets = Path(tempfile.mkdtemp(prefix=f"{RUN_DIR_PREFIX}{os.getpid()}-"))
         km = AsyncKernelManager(kernel_name=self.kernel_name, transport="ipc",
                                 connection_file=str(sockets / "kernel.json"), ip=str(sockets / "kernel"))
         if self.python:

@@ -12,6 +12,7 @@ import concurrent.futures as cf
 import contextlib
 import os
 import re
+import shutil
 import subprocess
 import threading
 import time
@@ -109,12 +110,9 @@ class LectureWriter:
                             except BaseException:
                                 pass
                         raise
-            targets = []
-            for fmt in formats:
-                target = self.project.output_dir / self.name / fmt.product
-                os.replace(aside.pop(fmt.name), target)
-                targets.append(target)
-            return targets
+            # Files aside that were not renamed (a failed swap) are removed below.
+            return swap_in([(aside[fmt.name], self.project.output_dir / self.name / fmt.product)
+                            for fmt in formats])
         finally:
             for tmp in aside.values():
                 with contextlib.suppress(OSError):  # a cleanup failure never hides the real error
@@ -169,6 +167,49 @@ class LectureWriter:
         self.warnings.extend(line for line in run.stderr.splitlines() if line.strip())
 
 
+# util-linux's setpriv sets the child's parent-death signal, then runs the command itself.
+DIE_WITH_PARENT = ["setpriv", "--pdeathsig", "KILL", "--"] if shutil.which("setpriv") else []
+
+
+def swap_in(pairs: list[tuple[Path, Path]]) -> list[Path]:
+    """Rename each (file aside, product) into place, all or none: when a later rename fails, the
+    products already replaced get their old bytes back (kept as a hard link until the end)."""
+    done = []  # (product, its old version or None)
+    try:
+        for tmp, target in pairs:
+            old = None
+            if target.is_file():
+                old = target.with_name(f".{target.name}.{os.getpid()}.old.tmp")
+                old.unlink(missing_ok=True)
+                try:
+                    os.link(target, old)
+                except OSError:  # a file system without hard links
+                    shutil.copy2(target, old)
+            done.append((target, old))
+            os.replace(tmp, target)
+    except BaseException:
+        for target, old in reversed(done[:-1] if done and not _replaced(done[-1], pairs) else done):
+            with contextlib.suppress(OSError):
+                if old is not None:
+                    os.replace(old, target)
+                else:
+                    target.unlink()
+        raise
+    finally:
+        for _target, old in done:
+            with contextlib.suppress(OSError):
+                if old is not None:
+                    old.unlink(missing_ok=True)
+    return [target for _tmp, target in pairs]
+
+
+def _replaced(entry, pairs) -> bool:
+    """Whether the last product was replaced (its file aside is gone) before the failure."""
+    target = entry[0]
+    tmp = next(tmp for tmp, t in pairs if t == target)
+    return not tmp.exists()
+
+
 # What pandoc and Typst print when the machine, not the input, failed them.
 MACHINE_FAULTS = re.compile(r"No space left on device|Read-only file system|Permission denied|Disk quota exceeded",
                             re.I)
@@ -190,11 +231,13 @@ class Children:
         self.stopped = False
 
     def run(self, argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
-        """Run argv to its end; return a CompletedProcess with text output."""
+        """Run argv to its end; return a CompletedProcess with text output. The child is killed
+        when this process dies, even by SIGKILL (no Typst left compiling for a render that is gone)."""
         with self.lock:
             if self.stopped:
                 raise KeyboardInterrupt
-            process = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            process = subprocess.Popen(DIE_WITH_PARENT + argv, cwd=cwd, stdout=subprocess.PIPE,
+                                       stderr=subprocess.PIPE, text=True)
             self.running.add(process)
         try:
             out, err = process.communicate()
