@@ -82,3 +82,20 @@ def test_a_killed_render_leaves_no_typst_running(copy):  # noqa: F811
     assert copy.render().returncode == 0
     assert not list((copy.root / "_output" / "demo").glob(".*.tmp"))
     assert not list(Path(tempfile.gettempdir()).glob(f"lecturekit-{run.pid}-*"))
+
+
+def test_a_typst_error_names_the_lecture_line(copy):  # noqa: F811
+    """A picture that is no picture: Typst fails on a line of _build/demo/demo.typ; the message
+    names the line of the lecture that put it there."""
+    before = products(copy)
+    figures = copy.root / "figures" / "demo"
+    figures.mkdir(parents=True, exist_ok=True)
+    (figures / "broken-photo.png").write_text("not a png at all\n")
+    copy.write(GOOD + "\n## ছবি {#sec-photo}\n\nএকটি লাইন।\n\n![ভাঙা ছবি](../../figures/demo/broken-photo.png)\n\n"
+               "শেষ লাইন।\n")
+    index = copy.lecture / "index.qmd"
+    result = copy.render()
+    assert result.returncode == 1, result.stderr
+    line = next(n for n, text in enumerate(index.read_text(encoding="utf-8").split("\n"), 1) if "broken-photo" in text)
+    assert f"index.qmd:{line}: typst could not compile the handout" in result.stderr, result.stderr
+    assert products(copy) == before

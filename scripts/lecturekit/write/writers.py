@@ -146,13 +146,30 @@ class LectureWriter:
                     fault = machine_fault(err.message)
                     if fault:
                         raise LectureError(f"cannot write {tmp}: {fault}") from None
-                    raise
+                    raise self._at_source(err, written) from None
                 self.timings[fmt.finish.name] = time.perf_counter() - started
         except BaseException:
             with contextlib.suppress(OSError):
                 tmp.unlink(missing_ok=True)
             raise
         return tmp
+
+    def _at_source(self, err: LectureError, written: Path) -> LectureError:
+        """An error of the finishing step (Typst) names a line of pandoc's output in _build; blame
+        the lecture's own line that became it, when one can be found."""
+        where = FINISH_AT.search(err.message)
+        if not where or Path(where["file"]).name != written.name:
+            return err
+        try:
+            line = written.read_text(encoding="utf-8").split("\n")[int(where["line"]) - 1]
+        except (OSError, IndexError, UnicodeDecodeError):
+            return err
+        found = source_line_of(line, self.execution.lecture)
+        if found is None:
+            return err
+        headline = err.message.split("\n")[0].replace("typst could not compile the handout: ", "")
+        return LectureError(f"typst could not compile the handout: {headline} (at line {where['line']} of "
+                            f"{written.name}, made from this line)", found[0], found[1], detail=err.message)
 
     def _pandoc(self, source: Path, output: Path, fmt: Format) -> None:
         run = self.children.run([pypandoc.get_pandoc_path(), str(source), *self.pandoc_args(fmt), "-o", str(output)],
@@ -208,6 +225,34 @@ def _replaced(entry, pairs) -> bool:
     target = entry[0]
     tmp = next(tmp for tmp, t in pairs if t == target)
     return not tmp.exists()
+
+
+# Typst's diagnostic: "┌─ _build/demo/demo.typ:12:5".
+FINISH_AT = re.compile(r"┌─ (?P<file>\S+?):(?P<line>\d+):(?P<column>\d+)")
+_TYPST_WORDS = {"image", "emph", "strong", "figure", "width", "height", "block", "text", "link", "box",
+                "caption", "kind", "supplement", "label", "heading", "level", "raw", "lang"}
+
+
+def source_line_of(typ_line: str, lecture) -> tuple[Path, int] | None:
+    """(file, line) of the lecture source line that shares the most words (file names included)
+    with a line of the generated Typst, or None when no line shares any."""
+    words = {w for w in re.findall(r"[\w\u0980-\u09FF.-]{3,}", typ_line) if w.lower() not in _TYPST_WORDS}
+    if not words:
+        return None
+    files = dict.fromkeys([lecture.index, *(getattr(block, "file", None) for block in lecture.blocks)])
+    best, best_score = None, 0
+    for file in files:
+        if file is None:
+            continue
+        try:
+            lines = Path(file).read_text(encoding="utf-8").split("\n")
+        except (OSError, UnicodeDecodeError):
+            continue
+        for number, text in enumerate(lines, 1):
+            score = sum(len(w) for w in words if w in text)
+            if score > best_score:
+                best, best_score = (Path(file), number), score
+    return best
 
 
 # What pandoc and Typst print when the machine, not the input, failed them.
