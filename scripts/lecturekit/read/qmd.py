@@ -3,6 +3,7 @@
 Only the Quarto subset listed in the README is accepted. Anything else is a LectureError that
 names the file and line, so an author never gets silently different output from the two renderers.
 """
+import glob
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -457,7 +458,7 @@ class _Scanner:
         folder = path.parent
         candidate = Path(name) if Path(name).is_absolute() else folder / name
         # The image itself and, for a name without suffix, the files the formats pick (.svg, .pdf …).
-        for found in [candidate, *candidate.parent.glob(candidate.name + ".*")] if candidate.parent.is_dir() else [candidate]:
+        for found in [candidate, *candidate.parent.glob(glob.escape(candidate.name) + ".*")] if candidate.parent.is_dir() else [candidate]:
             self._inside_project(found.resolve(), f"image {target}", path, lineno)
 
     @staticmethod
