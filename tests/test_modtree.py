@@ -426,3 +426,82 @@ def test_cli_bad_import_path(spec, message, capsys):
         main([spec])
     assert stop.value.code == 2
     assert message in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- any model a student may bring
+
+
+def test_frozen_parameters_are_marked():
+    model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))
+    model[0].weight.requires_grad_(False)
+    fig = modtree.draw(model, lang="en")
+    rows = [line for line in fig.source.splitlines() if line.startswith("  n")]
+    first = next(line for line in rows if "0.weight" in line)
+    assert "requires_grad=False" in first
+    assert sum("requires_grad=False" in line for line in rows) == 1  # 0.bias and 2.* stay trainable
+    assert "frozen" in fig.alt and "0.weight" in fig.alt.split("frozen")[1][:200]
+    fig.svg()
+
+
+def test_torch_compile_wrapper_is_unwrapped():
+    model = nn.Sequential(nn.Linear(3, 4), nn.ReLU())
+    compiled = torch.compile(model)
+    assert "_orig_mod" in dict(compiled.named_children())  # what a naive walk would draw
+    fig = modtree.draw(compiled)
+    assert "_orig_mod" not in fig.source and "_orig_mod" not in fig.alt
+    assert fig.source == modtree.draw(model).source
+
+
+def test_repeated_groups_of_layers_collapse():
+    model = nn.Sequential(*[layer for _ in range(200) for layer in (nn.Linear(8, 8), nn.ReLU())])
+    fig = modtree.draw(model)
+    boxes = [line for line in fig.source.splitlines() if re.match(r"  n\d+ \[label=", line)]
+    assert len(boxes) <= 4, len(boxes)  # the model, one Linear and one ReLU (standing for 200 each)
+    assert "×200" in fig.source or "× 200" in fig.source or "200" in fig.source
+    fig.png()  # a PNG far from cairo's size limit
+    # A period broken in the middle is not merged across the break.
+    layers = [layer for _ in range(5) for layer in (nn.Linear(8, 8), nn.ReLU())] + [nn.Tanh()]
+    layers += [layer for _ in range(5) for layer in (nn.Linear(8, 8), nn.ReLU())]
+    source = modtree.draw(nn.Sequential(*layers)).source
+    assert "Tanh" in source
+    keys = set(nn.Sequential(*layers).state_dict())
+    drawn = modtree.draw(nn.Sequential(*layers), expand=True).alt
+    assert all(key in drawn for key in keys)
+
+
+def test_very_deep_nests_are_bounded():
+    model = nn.Linear(2, 2)
+    for _ in range(3000):
+        model = nn.Sequential(model)
+    started = time.perf_counter()
+    fig = modtree.draw(model)
+    boxes = [line for line in fig.source.splitlines() if re.match(r"  n\d+ \[label=", line)]
+    assert len(boxes) <= 40, len(boxes)
+    assert time.perf_counter() - started < 20
+    fig.svg()
+
+
+class Broken(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Linear(2, 2)
+
+    def named_modules(self, *args, **kwargs):
+        raise RuntimeError("half-built model")
+
+    def parameters(self, recurse=True):
+        raise RuntimeError("half-built model")
+
+
+def test_a_model_that_cannot_be_walked_is_one_line(capsys, monkeypatch):
+    # The tree is drawn from the registrations, not named_modules(): it still draws.
+    assert "body" in modtree.draw(Broken()).source
+    # Counts need parameters(): one line naming the model and the cause.
+    with pytest.raises(modtree.ModTreeError) as caught:
+        modtree.draw(Broken(), counts=True)
+    assert "\n" not in str(caught.value) and "Broken" in str(caught.value) and "half-built" in str(caught.value)
+    monkeypatch.setitem(__import__("sys").modules, "brokenmodel", type(__import__("sys"))("brokenmodel"))
+    __import__("sys").modules["brokenmodel"].Broken = Broken
+    assert main(["brokenmodel:Broken", "--counts"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "modtree:" in err and "Traceback" not in err, err

@@ -15,7 +15,22 @@ from .render import GraphvizNotFoundError
 from .table import ParameterTable, Row, parameter_table
 from .view import build_view
 
-__all__ = ["draw", "Figure", "GraphvizNotFoundError", "parameter_table", "ParameterTable", "Row"]
+__all__ = ["draw", "Figure", "GraphvizNotFoundError", "ModTreeError", "parameter_table", "ParameterTable", "Row",
+           "unwrap"]
+
+
+class ModTreeError(Exception):
+    """The model could not be walked (its own code raised): one line naming the model and why."""
+
+
+def unwrap(model: nn.Module) -> nn.Module:
+    """The model itself, not torch.compile's wrapper (an OptimizedModule holding it as `_orig_mod`)."""
+    seen = set()
+    while type(model).__name__ == "OptimizedModule" and isinstance(getattr(model, "_orig_mod", None), nn.Module) \
+            and id(model) not in seen:
+        seen.add(id(model))
+        model = model._orig_mod
+    return model
 
 
 def draw(
@@ -40,6 +55,12 @@ def draw(
         raise TypeError(f"draw() needs an nn.Module, not {type(model).__name__}")
     if depth is not None and depth < 0:
         raise ValueError("depth must be 0 or more")
-    view = build_view(model, depth=depth, min_run=0 if expand else min_run)
-    source = emit(view, counts=counts, caption=caption, legend=legend, lang=lang)
-    return Figure(source, describe(view, lang))
+    model = unwrap(model)
+    try:
+        view = build_view(model, depth=depth, min_run=0 if expand else min_run)
+        source = emit(view, counts=counts, caption=caption, legend=legend, lang=lang)
+        alt = describe(view, lang)
+    except (RecursionError, RuntimeError, AttributeError, TypeError, ValueError, KeyError) as error:
+        text = " ".join(str(error).split())[:200]
+        raise ModTreeError(f"cannot walk {type(model).__name__}: {type(error).__name__}: {text}") from None
+    return Figure(source, alt)

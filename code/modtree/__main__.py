@@ -8,7 +8,7 @@ from pathlib import Path
 
 from torch import nn
 
-from . import draw, parameter_table
+from . import ModTreeError, draw, parameter_table, unwrap
 from .figure import FORMATS
 from .render import GraphvizNotFoundError
 
@@ -68,11 +68,19 @@ def main(argv: list[str] | None = None) -> int:
     except LookupError as error:
         parser.error(str(error))
 
-    if args.table or args.markdown:
-        table = parameter_table(model, depth=args.depth, lang=args.lang)
-        sys.stdout.write(table.markdown() if args.markdown else table.text())
-    figure = draw(model, depth=args.depth, expand=args.expand, counts=args.counts,
-                  caption=args.caption, legend=not args.no_legend, lang=args.lang)
+    try:
+        if args.table or args.markdown:
+            try:
+                table = parameter_table(unwrap(model), depth=args.depth, lang=args.lang)
+            except (RecursionError, RuntimeError, AttributeError, TypeError, ValueError, KeyError) as error:
+                raise ModTreeError(f"cannot walk {type(model).__name__}: {type(error).__name__}: "
+                                   f"{' '.join(str(error).split())[:200]}") from None
+            sys.stdout.write(table.markdown() if args.markdown else table.text())
+        figure = draw(model, depth=args.depth, expand=args.expand, counts=args.counts,
+                      caption=args.caption, legend=not args.no_legend, lang=args.lang)
+    except ModTreeError as error:
+        print(f"modtree: {error}", file=sys.stderr)
+        return 1
     if args.output is None:
         if not (args.table or args.markdown):
             sys.stdout.write(figure.source)

@@ -38,7 +38,8 @@ def describe(view: View, lang: str = "bn") -> str:
                 continue
             shape = "" if slot.kind == "extra_state" else " " + format_shape(slot.shape)
             found = ", ".join(f"{key}{shape}" for key in box.keys(slot.name))
-            lines.append(f"{pad}  - {kind} {slot.name} → {w['alt_key']} {found}")
+            frozen = " (frozen, requires_grad=False)" if not slot.trainable else ""
+            lines.append(f"{pad}  - {kind} {slot.name}{frozen} → {w['alt_key']} {found}")
         if box.folded is not None:
             lines.append(f"{pad}  - " + w["alt_folded"].format(
                 modules=box.folded.modules, keys=box.folded.keys))

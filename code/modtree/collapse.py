@@ -1,4 +1,5 @@
-"""Runs of structurally identical siblings (layers.0, layers.1, ...) drawn as one box."""
+"""Runs of structurally identical siblings (layers.0, layers.1, ...) drawn as one box, and runs of
+repeated groups (0 Linear, 1 ReLU, 2 Linear, 3 ReLU, ...) as one box per member of the group."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -6,13 +7,15 @@ from dataclasses import dataclass
 from .walk import Node
 
 DASH = "–"  # en dash: layers.0–5 reads as a range, not as a minus
+ELLIPSIS = "…"  # 0,2…398: every other one from 0 to 398
+MAX_PERIOD = 8  # longest repeated group looked for (a block of Linear, norm, activation, dropout …)
 
 
 @dataclass(frozen=True)
 class Group:
     """One child as drawn: a single registration, or a run standing for `count` siblings."""
 
-    label: str  # "hidden", "3", or a range such as "0–5"
+    label: str  # "hidden", "3", a range such as "0–5", or every other one: "0,2…398"
     node: Node  # the child drawn (for a run: its first member)
     count: int = 1
 
@@ -41,35 +44,78 @@ class Grouper:
             if end - i >= self.min_run:
                 first, last = kids[i][0], kids[end - 1][0]
                 out.append(Group(f"{first}{DASH}{last}", kids[i][1], end - i))
-            else:
-                out += [Group(name, child) for name, child in kids[i:end]]
+                i = end
+                continue
+            period, times = self._repeated_group(kids, i)
+            if period:
+                for k in range(period):
+                    names = [kids[i + k + period * t][0] for t in range(times)]
+                    out.append(Group(f"{names[0]},{names[1]}{ELLIPSIS}{names[-1]}", kids[i + k][1], times))
+                i += period * times
+                continue
+            out += [Group(name, child) for name, child in kids[i:end]]
             i = end
         return out
 
-    def _continues(self, previous: tuple[str, Node], current: tuple[str, Node]) -> bool:
+    def _repeated_group(self, kids: list[tuple[str, Node]], start: int) -> tuple[int, int]:
+        """(period, repetitions) of the longest run of a repeated group of 2..MAX_PERIOD numbered
+        siblings starting at `start` (Linear, ReLU, Linear, ReLU ...), or (0, 0)."""
+        if _number(kids[start][0]) is None or not self.private(kids[start][1]):
+            return 0, 0
+        best = (0, 0)
+        for period in range(2, MAX_PERIOD + 1):
+            if start + period * self.min_run > len(kids):
+                break
+            end = start + 1
+            while end < len(kids):
+                compare = kids[end - period] if end - period >= start else None
+                if not self._continues(kids[end - 1], kids[end], compare):
+                    break
+                end += 1
+            times = (end - start) // period
+            # A group of one repeated layer is a plain run; a group must hold two kinds.
+            kinds = {self.signature(kids[start + k][1]) for k in range(period)} if times else set()
+            if times >= self.min_run and len(kinds) > 1 and period * times > best[0] * best[1]:
+                best = (period, times)
+        return best
+
+    def _continues(self, previous: tuple[str, Node], current: tuple[str, Node],
+                   compare: tuple[str, Node] | None | bool = False) -> bool:
+        """current follows previous in numbering and matches `compare` (default: previous; None:
+        anything, the first period of a group)."""
         before, now = _number(previous[0]), _number(current[0])
-        return (
-            now is not None
-            and now == before + 1
-            and self.private(current[1])
-            and self.signature(current[1]) == self.signature(previous[1])
-        )
+        if now is None or before is None or now != before + 1 or not self.private(current[1]):
+            return False
+        if compare is None:
+            return True
+        other = previous if compare is False else compare
+        return self.signature(current[1]) == self.signature(other[1])
 
     def signature(self, node: Node) -> int:
-        """Equal numbers mean same type, settings, tensor shapes and children, all the way down."""
+        """Equal numbers mean same type, settings, tensor shapes and children, all the way down.
+        Computed children first, without recursion (a nest may be thousands of levels deep)."""
         known = self._signature.get(node.index)
         if known is not None:
             return known
-        try:
-            settings = node.module.extra_repr()
-        except Exception:  # a broken extra_repr must not stop the drawing
-            settings = ""
-        own = tuple((s.name, s.kind, s.shape, s.dtype, s.persistent) for s in node.slots)
-        kids = tuple((name, self.signature(child)) for name, child in node.children)
-        key = (type(node.module).__module__, type(node.module).__qualname__, settings, own, kids)
-        number = self._signature_ids.setdefault(key, len(self._signature_ids))
-        self._signature[node.index] = number
-        return number
+        stack = [(node, False)]
+        while stack:
+            current, ready = stack.pop()
+            if current.index in self._signature:
+                continue
+            if not ready:
+                stack.append((current, True))
+                stack += [(child, False) for _, child in current.children if child.index not in self._signature]
+                continue
+            try:
+                settings = current.module.extra_repr()
+            except Exception:  # a broken extra_repr must not stop the drawing
+                settings = ""
+            own = tuple((s.name, s.kind, s.shape, s.dtype, s.persistent, s.trainable) for s in current.slots)
+            # A module inside itself (a cycle) has no signature yet: -1.
+            kids = tuple((name, self._signature.get(child.index, -1)) for name, child in current.children)
+            key = (type(current.module).__module__, type(current.module).__qualname__, settings, own, kids)
+            self._signature[current.index] = self._signature_ids.setdefault(key, len(self._signature_ids))
+        return self._signature[node.index]
 
     def private(self, node: Node) -> bool:
         """Registered once, and nothing inside it is registered from outside.

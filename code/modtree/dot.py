@@ -42,6 +42,8 @@ def _box_label(box: Box, w: dict, counts: bool) -> str:
     for slot in node.slots:
         cell_fill = style.AMBER[0] if slot.kind == "buffer" else style.PARAMETER_FILL
         name = _mono(slot.name)
+        if not slot.trainable:  # frozen: training leaves it as it is
+            name += " " + _quiet(FROZEN, italic=True)
         if not slot.persistent:
             name += " " + _quiet("persistent=False", italic=True)
             keys = _quiet(w["absent"], italic=True)
@@ -61,6 +63,10 @@ def _box_label(box: Box, w: dict, counts: bool) -> str:
         f'<TABLE BORDER="1" CELLBORDER="0" CELLSPACING="0" CELLPADDING="2" STYLE="rounded"'
         f' COLOR="{border}" BGCOLOR="{fill}">{"".join(rows)}</TABLE>'
     )
+
+
+# A frozen parameter, in the attribute's own words (the same in both languages, like persistent=False).
+FROZEN = "requires_grad=False"
 
 
 def _header(box: Box) -> str:

@@ -51,8 +51,15 @@ class View:
         return self._incoming[box.index]
 
 
+# Levels drawn when no depth is asked for: deeper modules fold into their ancestor's box (which
+# says how many modules and keys it holds), so a nest thousands of levels deep stays one page.
+MAX_DEPTH = 24
+
+
 def build_view(model, *, depth: int | None = None, min_run: int = 3) -> View:
     root_node, nodes = walk(model)
+    if depth is None:
+        depth = MAX_DEPTH
     grouper = Grouper(nodes, min_run)
     boxes: dict[int, Box] = {}
     arrows: dict[tuple[int, int, str], Arrow] = {}
@@ -115,5 +122,18 @@ def _own_keys(node: Node) -> int:
 
 
 def key_count(node: Node) -> int:
-    # Counted per route, like state_dict(): a shared child counts once per name.
-    return _own_keys(node) + sum(key_count(child) for _, child in node.children)
+    """Counted per route, like state_dict(): a shared child counts once per name. Children
+    first, without recursion (a nest may be thousands of levels deep)."""
+    counts: dict[int, int] = {}
+    stack = [(node, False)]
+    while stack:
+        current, ready = stack.pop()
+        if current.index in counts:
+            continue
+        if not ready:
+            stack.append((current, True))
+            stack += [(child, False) for _, child in current.children if child.index not in counts]
+            continue
+        # A module inside itself (a cycle) counts 0 for the inner route, as state_dict() never ends.
+        counts[current.index] = _own_keys(current) + sum(counts.get(child.index, 0) for _, child in current.children)
+    return counts[node.index]

@@ -22,6 +22,7 @@ class Slot:
     dtype: str
     persistent: bool  # False: a buffer state_dict() leaves out
     numel: int
+    trainable: bool = True  # False: a parameter with requires_grad=False (frozen)
 
 
 @dataclass(eq=False)
@@ -35,39 +36,61 @@ class Node:
     children: list[tuple[str, Node]] = field(default_factory=list)  # registration order
     parents: list[tuple[Node, str]] = field(default_factory=list)
 
+    _has_parameters: bool | None = field(default=None, repr=False)
+
     @property
     def has_parameters(self) -> bool:
-        """True when this module or anything below it owns a parameter."""
-        return any(True for _ in self.module.parameters())
+        """True when this module or anything below it owns a parameter (walked here, not with
+        module.parameters(): a model's own named_modules() may be broken, and deep nests would
+        exhaust Python's recursion)."""
+        if self._has_parameters is None:
+            seen, stack, found = set(), [self], False
+            while stack and not found:
+                node = stack.pop()
+                if node.index in seen:
+                    continue
+                seen.add(node.index)
+                found = node._has_parameters or any(s.kind == "parameter" for s in node.slots)
+                stack += [child for _, child in node.children]
+            self._has_parameters = bool(found)
+        return self._has_parameters
 
 
 def walk(model: nn.Module) -> tuple[Node, list[Node]]:
-    """Return the root Node and every Node in pre-order."""
+    """Return the root Node and every Node in pre-order (without recursion: a nest thousands of
+    levels deep is walked like a flat one)."""
     by_object: dict[int, Node] = {}  # id() only tells objects apart; it never reaches the output
     order: list[Node] = []
 
-    def visit(module: nn.Module) -> Node:
-        known = by_object.get(id(module))
-        if known is not None:
-            return known
+    def make(module: nn.Module) -> Node:
         node = Node(len(order), module, type(module).__name__, _slots(module))
         by_object[id(module)] = node
         order.append(node)
-        for name, child in module._modules.items():
-            if child is None:  # state_dict() skips these too
-                continue
-            child_node = visit(child)
-            node.children.append((name, child_node))
-            child_node.parents.append((node, name))
         return node
 
-    return visit(model), order
+    root = make(model)
+    stack = [(root, iter(list(model._modules.items())))]
+    while stack:
+        node, pending = stack[-1]
+        for name, child in pending:
+            if child is None:  # state_dict() skips these too
+                continue
+            known = by_object.get(id(child))
+            child_node = known if known is not None else make(child)
+            node.children.append((name, child_node))
+            child_node.parents.append((node, name))
+            if known is None:
+                stack.append((child_node, iter(list(child._modules.items()))))
+                break
+        else:
+            stack.pop()
+    return root, order
 
 
 def _slots(module: nn.Module) -> list[Slot]:
     # state_dict() order: parameters, then buffers, then the extra state.
     slots = [
-        Slot(name, "parameter", _shape(p), _dtype(p), True, _numel(p))
+        Slot(name, "parameter", _shape(p), _dtype(p), True, _numel(p), bool(getattr(p, "requires_grad", True)))
         for name, p in module._parameters.items()
         if p is not None
     ]

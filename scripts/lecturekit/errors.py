@@ -12,6 +12,14 @@ class LectureError(Exception):
         self.label = label
         self.detail = detail  # e.g. a traceback, printed under the headline
 
+    @classmethod
+    def from_os_error(cls, err: OSError) -> "LectureError":
+        """A fault of the machine (read-only folder, full disk) as one line: the path and the cause."""
+        cause = err.strerror or str(err)
+        if err.filename2:
+            return cls(f"{cause} (to {err.filename2})", err.filename)
+        return cls(cause, err.filename)
+
     def __str__(self):
         where = str(self.file) if self.file else "<lecture>"
         if self.line:
@@ -32,6 +40,9 @@ def run_command(body, interrupted="interrupted"):
         return body()
     except LectureError as err:
         print(f"error: {err}", file=sys.stderr)
+        return 1
+    except OSError as err:
+        print(f"error: {LectureError.from_os_error(err)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print(interrupted, file=sys.stderr)

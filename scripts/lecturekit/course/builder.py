@@ -28,9 +28,9 @@ from pathlib import Path
 from lecturekit.execute import cache
 from lecturekit.execute.build import ExecutedLecture, execute_lecture
 from lecturekit.errors import LectureError
-from lecturekit.write.figures import lecture_figures_dir, write_figures
+from lecturekit.write.figures import lecture_figures_dir, write_atomic, write_figures
 from lecturekit.write.notebook import notebook_bytes, write_notebook
-from lecturekit.course.project import Project
+from lecturekit.course.project import Project, check_lecture_name
 from lecturekit.write.formats import FORMATS, Format
 from lecturekit.write.writers import LectureWriter
 
@@ -86,10 +86,26 @@ class Manifest:
     def __init__(self, project: Project, name: str):
         self.path = project.build_dir / name / MANIFEST
         self.output = project.output_dir / name
+        self.entries = {}
         try:
-            self.entries = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
-            self.entries = {}
+            data = self.path.read_bytes()
+        except FileNotFoundError:
+            return
+        except OSError as err:
+            cache.discard(self.path, f"cannot read it: {err.strerror}", remove=False)
+            return
+        try:
+            entries = json.loads(data.decode("utf-8"))
+            problem = None if isinstance(entries, dict) and all(
+                isinstance(e, dict) and isinstance(e.get("inputs"), str) and isinstance(e.get("stat"), list)
+                for e in entries.values()) else "not a mapping of format to inputs and stat"
+        except (UnicodeDecodeError, ValueError) as err:
+            problem = str(err).split("\n")[0][:120]
+        if problem:
+            # Every product is written again and the file rebuilt.
+            cache.discard(self.path, problem)
+            return
+        self.entries = entries
 
     def fresh(self, fmt: Format, inputs: str) -> bool:
         entry = self.entries.get(fmt.name)
@@ -107,10 +123,7 @@ class Manifest:
                                   "stat": [stat.st_size, stat.st_mtime_ns]}
 
     def save(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(self.entries, indent=1, sort_keys=True), encoding="utf-8")
-        os.replace(tmp, self.path)
+        write_atomic(self.path, json.dumps(self.entries, indent=1, sort_keys=True).encode("utf-8"))
 
 
 @dataclass
@@ -166,6 +179,7 @@ def build_lecture(root: Path, lecture_dir: Path, format_names: list[str], *, ver
     project = Project(Path(root))
     result = LectureResult(Path(lecture_dir).name)
     try:
+        check_lecture_name(lecture_dir)
         # One render at a time per lecture (a second one waits, then finds the execution cached).
         with project.lecture_lock(result.name, progress=progress_to_stderr):
             execution = execute_lecture(project, Path(lecture_dir), fresh=fresh, progress=progress,
@@ -182,6 +196,8 @@ def build_lecture(root: Path, lecture_dir: Path, format_names: list[str], *, ver
                                theme or theme_digest(project), result, force=force)
     except LectureError as err:
         result.error = str(err)
+    except OSError as err:  # the machine, not the lecture: a read-only folder, a full disk
+        result.error = str(LectureError.from_os_error(err))
     result.seconds = time.perf_counter() - started
     return result
 
@@ -222,6 +238,7 @@ def plan(project: Project, lecture_dirs: Iterable[Path], format_names: list[str]
     formats = [FORMATS[n] for n in format_names]
     for lecture_dir in lecture_dirs:
         try:
+            check_lecture_name(lecture_dir)
             execution = None if fresh else execute_lecture(project, lecture_dir, versions=versions,
                                                            write=False, cached_only=True)
         except LectureError as err:
@@ -259,6 +276,7 @@ def build_course(project: Project, lecture_dirs: Iterable[Path], format_names: l
     """Bring the lectures' products up to date; return (plans, results), results in lecture order."""
     format_names = list(format_names or FORMATS)
     jobs = max(1, jobs or default_jobs())
+    project.sweep_leftovers()
     versions = cache.environment_versions()
     theme = theme_digest(project)
     plans = plan(project, lecture_dirs, format_names, versions=versions, theme=theme, fresh=fresh,

@@ -1,7 +1,11 @@
 """The project: `_quarto.yml`, where lectures live, where builds and products go."""
 import contextlib
 import fcntl
+import os
+import re
+import shutil
 import sys
+import tempfile
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -13,6 +17,36 @@ from lecturekit.read.qmd import check_format_names, key_lines, read_source, yaml
 
 
 _HELD = set()  # lecture locks this process holds
+
+# A lecture's folder name is its id everywhere: URLs, `_build/quarto-render.yml`, Quarto's render list
+# (which skips names starting with `_` or `.`), file names in _build and _output. Only names that are
+# safe in all of them are accepted.
+LECTURE_NAME = re.compile(r"[a-z0-9][a-z0-9-]*")
+LECTURE_NAME_RULE = "lowercase ASCII letters, digits and hyphens, starting with a letter or digit (e.g. 09-nn-module)"
+
+
+def check_lecture_name(folder):
+    """A LectureError naming the folder when its name is outside the pattern."""
+    name = Path(folder).name
+    if not LECTURE_NAME.fullmatch(name):
+        raise LectureError(f"lecture folder name '{name}' is not allowed: use {LECTURE_NAME_RULE}",
+                           Path(folder) / "index.qmd")
+
+
+# Files written aside by a process (`.<name>.<pid>[.<thread>][.old].tmp`): renamed into place or
+# removed by it, unless it was killed.
+ASIDE = re.compile(r"^\..+\.(?P<pid>\d+)(?:\.\d+)?(?:\.old)?\.tmp$")
+RUN_DIR = re.compile(r"^lecturekit-(?P<pid>\d+)-")
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 @dataclass
@@ -85,6 +119,26 @@ class Project:
                 raise LectureError(f"no such lecture: {name} (have: {', '.join(known)})", self.lectures_dir)
             chosen.append(folder)
         return chosen
+
+    def sweep_leftovers(self) -> list[Path]:
+        """Remove what killed renders left: files aside in _output, figures/ and _build, and the
+        kernels' private folders under the system's temporary folder, of processes that are gone."""
+        removed = []
+        places = [(folder, folder.rglob(".*.tmp")) for folder in (self.output_dir, self.root / "figures", self.build_dir)]
+        for _folder, found in places:
+            for path in found:
+                match = ASIDE.match(path.name)
+                if match and path.is_file() and not pid_alive(int(match["pid"])):
+                    with contextlib.suppress(OSError):
+                        path.unlink()
+                        removed.append(path)
+        temp = Path(tempfile.gettempdir())
+        for path in temp.glob("lecturekit-*"):
+            match = RUN_DIR.match(path.name)
+            if match and path.is_dir() and not path.is_symlink() and not pid_alive(int(match["pid"])):
+                shutil.rmtree(path, ignore_errors=True)
+                removed.append(path)
+        return removed
 
     def notebook_path(self, lecture_name):
         """Where the executed notebook goes; `_quarto.yml`'s `render:` lists these paths."""

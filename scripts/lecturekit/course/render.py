@@ -16,7 +16,7 @@ from dataclasses import asdict
 
 from lecturekit.course import builder as course
 from lecturekit.course import site
-from lecturekit.errors import run_command
+from lecturekit.errors import LectureError, run_command
 from lecturekit.execute.kernel import progress_printer
 from lecturekit.course.project import Project
 from lecturekit.write.formats import FORMATS
@@ -61,12 +61,18 @@ def render(argv: list[str] | None = None) -> int:
         progress=None if args.quiet else course.progress_to_stderr, on_result=report)
     failed = [r for r in results if r.error]
     for plan, result in zip(plans, results):
-        if not plan.error and not plan.execute and not plan.write:  # nothing to do: not reported yet
+        if plan.error or (not plan.execute and not plan.write):  # not built here: not reported yet
             report(result)
-    site_seconds = 0.0
+    site_seconds, site_error = 0.0, None
     if not args.execute_only and not args.no_index:
         site_started = time.perf_counter()
-        page, _zips = site.build_site(project)
+        try:
+            page, _zips, unreadable = site.build_site(project, errors={r.name: r.error for r in failed})
+        except OSError as err:  # the machine (a read-only or full _output): said once, with the path
+            site_error, unreadable = f"course page: {LectureError.from_os_error(err)}", {}
+        for name, message in unreadable.items():
+            if name not in {r.name for r in results}:  # a lecture outside this render: said, not failed
+                say(f"[{name}] course page: listed as failed: {message.splitlines()[0]}")
         site_seconds = time.perf_counter() - site_started
     executed = sum(r.executed for r in results)
     written = sum(bool(r.written) for r in results)
@@ -78,7 +84,9 @@ def render(argv: list[str] | None = None) -> int:
                        "seconds": time.perf_counter() - started}, fh, indent=1)
     for result in failed:
         print(f"error: {result.error}", file=sys.stderr)
-    return 1 if failed else 0
+    if site_error:
+        print(f"error: {site_error}", file=sys.stderr)
+    return 1 if failed or site_error else 0
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -15,6 +15,7 @@ import base64
 import functools
 import hashlib
 import io
+import urllib.parse
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING
 
 import jinja2
 
+from lecturekit.errors import LectureError
 from lecturekit.read import frontmatter, qmd
 from lecturekit.write.formats import FORMATS
 from lecturekit.write.figures import write_if_changed
@@ -154,6 +156,7 @@ class Entry:
     title: str
     title_en: str | None
     links: list[Link]
+    error: str | None = None  # why the lecture failed to build, when it did
 
 
 @dataclass(frozen=True)
@@ -162,23 +165,24 @@ class Module:
     lectures: list[Entry]
 
 
-def lecture_entry(project: Project, lecture_dir: Path, meta: dict) -> Entry:
+def lecture_entry(project: Project, lecture_dir: Path, meta: dict, error: str | None = None) -> Entry:
     """What the page shows of a lecture: each format's product (linked once it exists, marked as
-    not made yet until then) and its code zip when it has one."""
+    not made yet until then), its code zip when it has one, and its error when it failed."""
     name = Path(lecture_dir).name
     out = project.output_dir / name
-    links = [Link(fmt.link_label, f"{name}/{fmt.product}" if (out / fmt.product).exists() else None)
+    href = lambda product: urllib.parse.quote(f"{name}/{product}")  # noqa: E731
+    links = [Link(fmt.link_label, href(fmt.product) if (out / fmt.product).exists() else None)
              for fmt in FORMATS.values()]
     if (out / ZIP_NAME).exists():
-        links.append(Link(WORDS["code-zip"], f"{name}/{ZIP_NAME}"))
+        links.append(Link(WORDS["code-zip"], href(ZIP_NAME)))
     episode = meta.get("episode")
     ep = f"{WORDS['episode']} {bn_digits(f'{episode:02d}' if isinstance(episode, int) else episode)}" if episode is not None else ""
     sub = meta.get("title-en")
     return Entry(name=name, episode=ep, title=str(meta.get("title") or name),
-                 title_en=str(sub) if sub else None, links=links)
+                 title_en=str(sub) if sub else None, links=links, error=error)
 
 
-def modules(project: Project, lectures: list[tuple[Path, dict]]) -> list[Module]:
+def modules(project: Project, lectures: list[tuple[Path, dict]], errors: dict | None = None) -> list[Module]:
     """The lectures grouped by module, in episode order (those without a module last)."""
     def order(item):
         meta = item[1]
@@ -187,7 +191,7 @@ def modules(project: Project, lectures: list[tuple[Path, dict]]) -> list[Module]
 
     groups: dict = {}
     for lecture_dir, meta in sorted(lectures, key=order):
-        groups.setdefault(meta.get("module"), []).append(lecture_entry(project, lecture_dir, meta))
+        groups.setdefault(meta.get("module"), []).append(lecture_entry(project, lecture_dir, meta, (errors or {}).get(lecture_dir.name)))
     return [Module(f"{WORDS['module']} {bn_digits(module)}" if module is not None else WORDS["other-episodes"], entries)
             for module, entries in groups.items()]
 
@@ -199,21 +203,43 @@ def _templates() -> jinja2.Environment:
                               undefined=jinja2.StrictUndefined)
 
 
-def index_html(project: Project, lectures: list[tuple[Path, dict]]) -> str:
-    """The page (templates/course.html.j2). `lectures`: [(folder, meta)]."""
+def index_html(project: Project, lectures: list[tuple[Path, dict]], errors: dict | None = None) -> str:
+    """The page (templates/course.html.j2). `lectures`: [(folder, meta)]; `errors`: {folder name:
+    why it failed}."""
     font_path = project.root / FONT
     font = base64.b64encode(font_path.read_bytes()).decode() if font_path.exists() else ""
     course = next((str(m["course"]) for _d, m in lectures if m.get("course")), frontmatter.COURSE)
     total = next((m["episodes"] for _d, m in lectures if m.get("episodes")), None)
     count = EPISODES_MADE.format(made=bn_digits(len(lectures))) + (OF_TOTAL.format(total=bn_digits(total)) if total else "")
     return _templates().get_template("course.html.j2").render(
-        course=course, count=count, font=font, modules=modules(project, lectures))
+        course=course, count=count, font=font, modules=modules(project, lectures, errors))
 
 
-def build_site(project: Project, lecture_dirs: list[Path] | None = None) -> tuple[Path, list[Path]]:
-    """Every lecture's code zip, then the index page listing every lecture of the project."""
-    lectures = [(d, lecture_meta(d)) for d in (lecture_dirs or project.lectures())]
-    zips = [write_code_zip(project, d, meta) for d, meta in lectures]
+def _inside(project: Project, message: str) -> str:
+    """An error as the page shows it: files named inside the project, not where it lies."""
+    return message.replace(str(project.root.resolve()) + "/", "").replace(str(project.root) + "/", "")
+
+
+def build_site(project: Project, lecture_dirs: list[Path] | None = None,
+               errors: dict | None = None) -> tuple[Path, list[Path], dict]:
+    """Every lecture's code zip, then the index page listing every lecture of the project.
+
+    `errors`: {folder name: message} of lectures this render failed to build. A lecture the page
+    cannot read (its front matter, its code) is listed with its error too, never stopping the page.
+    Returns (page, zips, {folder name: message} of the lectures the page itself could not read)."""
+    from lecturekit.course.project import check_lecture_name
+    errors = dict(errors or {})
+    unreadable, lectures, zips = {}, [], []
+    for folder in lecture_dirs or project.lectures():
+        try:
+            check_lecture_name(folder)
+            meta = lecture_meta(folder)
+            zips.append(write_code_zip(project, folder, meta))
+        except (LectureError, OSError) as err:
+            unreadable[folder.name] = str(err)
+            meta = frontmatter.with_defaults({}, folder)
+        lectures.append((folder, meta))
+    shown = {name: _inside(project, message.split("\n")[0]) for name, message in {**errors, **unreadable}.items()}
     page = project.output_dir / "index.html"
-    write_if_changed(page, index_html(project, lectures).encode("utf-8"))
-    return page, [z for z in zips if z]
+    write_if_changed(page, index_html(project, lectures, shown).encode("utf-8"))
+    return page, [z for z in zips if z], unreadable

@@ -105,6 +105,44 @@ def execution_key(lecture, code_dir, versions, env=None):
     return h.hexdigest()
 
 
+def discard(path, problem, remove=True):
+    """Drop a damaged state file with one line saying which and why; the caller rebuilds it."""
+    print(f"warning: {path}: discarded a damaged cache entry ({problem}); it is built again",
+          file=sys.stderr, flush=True)
+    if remove:
+        try:
+            Path(path).unlink(missing_ok=True)
+        except OSError:
+            pass
+
+
+def _list_of(value, kind):
+    return isinstance(value, list) and all(isinstance(item, kind) for item in value)
+
+
+def entry_problem(entry):
+    """What is wrong with a cache entry's shape (as `_execute` stores it), or None."""
+    if not isinstance(entry, dict):
+        return f"a {type(entry).__name__}, not a mapping"
+    if not isinstance(entry.get("key"), str):
+        return "no key"
+    cells = entry.get("cells")
+    if not _list_of(cells, dict):
+        return "'cells' is not a list of cells"
+    for cell in cells:
+        if not _list_of(cell.get("outputs"), dict) or not isinstance(cell.get("seconds"), (int, float)) \
+                or "execution_count" not in cell:
+            return "a cell without outputs, seconds or execution count"
+    if not _list_of(entry.get("inline"), list) or not _list_of(entry.get("claims"), list):
+        return "'inline' or 'claims' is not a list of lists"
+    if any(not _list_of(claims, dict) or any("ok" not in c or "file" not in c for c in claims)
+           for claims in entry["claims"]):
+        return "a claim without its result"
+    if not isinstance(entry.get("versions", {}), dict) or not isinstance(entry.get("timings", {}), dict):
+        return "'versions' or 'timings' is not a mapping"
+    return None
+
+
 class ExecutionCache:
     """One JSON file per lecture and key; writes are atomic so a crash never leaves half an entry."""
 
@@ -117,21 +155,31 @@ class ExecutionCache:
         return self.folder / lecture_name / f"{key[:32]}.json"
 
     def load(self, lecture_name, key):
+        """The entry for key, or None. An entry that does not parse or has the wrong shape (a bad
+        byte, a crash of another tool, an edit by hand) is discarded with one warning, so the
+        lecture executes again instead of failing on every render."""
         path = self._path(lecture_name, key)
-        if not path.exists():
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as err:
+            discard(path, f"cannot read it: {err.strerror}", remove=False)
             return None
         try:
-            entry = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
+            entry = json.loads(data.decode("utf-8"))
+            problem = entry_problem(entry)
+        except (UnicodeDecodeError, ValueError) as err:
+            problem = str(err).split("\n")[0][:120]
+        if problem:
+            discard(path, problem)
             return None
         return entry if entry.get("key") == key else None
 
     def store(self, lecture_name, key, results):
         path = self._path(lecture_name, key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"key": key, **results}, ensure_ascii=False), encoding="utf-8")
-        os.replace(tmp, path)
+        from lecturekit.write.figures import write_atomic
+        write_atomic(path, json.dumps({"key": key, **results}, ensure_ascii=False).encode("utf-8"))
         # Keep a few recent entries (two environments compared in turn, the CPU-capability runs of the
         # tests), drop the rest.
         entries = sorted(path.parent.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)

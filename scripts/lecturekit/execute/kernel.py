@@ -4,7 +4,7 @@
 the way nbclient's NotebookClient does for a notebook. It returns plain results (outputs per cell,
 values per inline expression, truth per claim) that the cache stores and notebook.py applies.
 """
-import asyncio
+import os
 import json
 import shutil
 import sys
@@ -114,6 +114,9 @@ finally:
 """
 
 
+RUN_DIR_PREFIX = "lecturekit-"  # the kernel's private folder under the system's temporary folder
+
+
 class _BoundedClient(NotebookClient):
     """nbclient, keeping at most `max_output` bytes of a cell's outputs. Past that the rest is
     dropped, the kernel is interrupted (the cell stops within moments) and `overflow` is set."""
@@ -133,7 +136,13 @@ class _BoundedClient(NotebookClient):
             return super().output(outs, msg, display_id, cell_index)
         if not self.overflow:
             self.overflow = True
-            asyncio.ensure_future(self.km.interrupt_kernel())
+            # Stop waiting for the cell at once: the render fails and the kernel is shut down
+            # (killed) anyway. An interrupt instead could reach the kernel after the cell ended,
+            # leaving nbclient waiting for the reply until the time limit and the kernel printing
+            # "KeyboardInterrupt caught in kernel".
+            reply = getattr(self, "task_poll_for_reply", None)
+            if reply is not None and not reply.done():
+                reply.cancel()
         return None
 
 
@@ -172,7 +181,8 @@ class LectureExecutor:
         # Connection files and sockets of this run only, in a private folder: another render (or
         # check) of the same lecture may run a kernel at the same time, and a socket's path must
         # stay under the system's 107 bytes however deep the project lies.
-        sockets = Path(tempfile.mkdtemp(prefix="lecturekit-"))
+        # The pid in its name lets a later render remove it when this one was killed (kill -9).
+        sockets = Path(tempfile.mkdtemp(prefix=f"{RUN_DIR_PREFIX}{os.getpid()}-"))
         km = AsyncKernelManager(kernel_name=self.kernel_name, transport="ipc",
                                 connection_file=str(sockets / "kernel.json"), ip=str(sockets / "kernel"))
         if self.python:
@@ -243,7 +253,8 @@ class LectureExecutor:
             raise LectureError(f"cell ran past its time limit of {timeout} s (set '#| timeout:' to allow more)",
                                *where, label) from None
         except DeadKernelError as err:
-            raise LectureError(f"the kernel died while running this cell ({err})", *where, label) from None
+            if not client.overflow:  # the bound stops the wait the same way a dead kernel does
+                raise LectureError(f"the kernel died while running this cell ({err})", *where, label) from None
         if client.overflow:
             raise LectureError(f"cell output passed the limit of {self.max_output:,} bytes and the cell was "
                                f"stopped; print a summary instead (the limit is 'lecturekit: max-output:' "

@@ -3,6 +3,7 @@
 Only the Quarto subset listed in the README is accepted. Anything else is a LectureError that
 names the file and line, so an author never gets silently different output from the two renderers.
 """
+import glob
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,6 +43,16 @@ HEADING = re.compile(r"^(?P<hashes>#{1,6})\s+(?P<text>.*?)\s*$")
 HEADING_ID = re.compile(r"\{[^}]*#[\w:.-]+[^}]*\}\s*$")
 INLINE_EXPR = re.compile(r"`\{(?P<engine>[A-Za-z0-9_]+)\}\s+(?P<expr>[^`]+)`")
 CLASS_TOKEN = re.compile(r"(?:^|\s)\.([\w-]+)")
+# A label names the cell's figure files (figures/<lecture>/<label>.svg) and its anchor: only names
+# that are one plain file name and a valid id.
+LABEL = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*")
+LABEL_RULE = "ASCII letters, digits, '-' and '_'"
+# Markdown images `![caption](path)` and figure references `@fig-name` in prose.
+IMAGE = re.compile(r"!\[(?:[^\]\\]|\\.)*\]\(\s*<?(?P<path>[^)\s>]+)")
+FIG_REF = re.compile(r"(?<![\w@])@(?P<id>fig-[^\s\[\];,()]*?)(?=[.,;:!?।)\]]*(?:\s|$))")
+# Raw HTML in prose: a tag or comment pandoc would pass through to the slides (and drop from the handout).
+RAW_HTML = re.compile(r"<!--|</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
+AUTOLINK = re.compile(r"<(?:[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*|[^\s<>@]+@[^\s<>@]+)>")
 
 
 @dataclass(frozen=True)
@@ -178,6 +189,29 @@ def check_front_matter(lecture: Lecture) -> None:
             raise LectureError(f"front-matter key '{key}' is neither used by the products nor a Quarto "
                                f"document option (typo?)", lecture.index, lecture.meta_lines.get((key,)))
     check_format_names(lecture.meta.get("format"), lecture.index, lecture.meta_lines)
+    _check_meta_text(lecture.meta, (), lecture)
+
+
+def _check_meta_text(value, key_path, lecture):
+    """Front-matter text goes into both products as it is: an inline `{python}` there would run
+    under Quarto only, and raw HTML would run in the deck only."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _check_meta_text(item, key_path + (str(key),), lecture)
+    elif isinstance(value, list):
+        for item in value:
+            _check_meta_text(item, key_path, lecture)
+    elif isinstance(value, str):
+        line = next((lecture.meta_lines[key_path[:n]] for n in range(len(key_path), 0, -1)
+                     if key_path[:n] in lecture.meta_lines), None)
+        name = ": ".join(key_path)
+        if INLINE_EXPR.search(value):
+            raise LectureError(f"'{name}' holds an inline `{{python}}` expression; the front matter is not "
+                               "executed (write the value, or put the sentence in the prose)", lecture.index, line)
+        html = RAW_HTML.search(AUTOLINK.sub("", CODE_SPAN.sub("", value)))
+        if html:
+            raise LectureError(f"'{name}' holds raw HTML '{html.group(0)[:40]}', outside the supported subset",
+                               lecture.index, line)
 
 
 def check_format_names(formats: object, path: Path, lines: dict[tuple, int]) -> None:
@@ -291,6 +325,7 @@ class _Scanner:
                 except ValueError as err:
                     offset = text[:text.find(".claim")].count("\n")
                     raise LectureError(str(err), path, run_start + offset) from None
+                self._check_prose(block, path)
                 self.lecture.blocks.append(block)
             run, run_start = [], None
 
@@ -373,20 +408,28 @@ class _Scanner:
                                lineno + 1 + yaml_error_line(err)) from None
         if not isinstance(options, dict):
             raise LectureError("'#|' cell options must be 'key: value' lines", path, lineno + 1)
+        # Each option is blamed on its own '#|' line.
+        lines = key_lines("\n".join(option_lines), first_line=lineno + 1)
         for key, value in options.items():
+            at = lines.get((str(key),), lineno + 1)
             kind = CELL_OPTIONS.get(key)
             if kind is None:
                 raise LectureError(f"cell option '{key}' is outside the supported subset "
-                                   f"({', '.join(sorted(CELL_OPTIONS))})", path, lineno + 1)
-            if not isinstance(value, kind):
-                raise LectureError(f"cell option '{key}' has the wrong type: {value!r}", path, lineno + 1)
+                                   f"({', '.join(sorted(CELL_OPTIONS))})", path, at)
+            allowed = kind if isinstance(kind, tuple) else (kind,)
+            if not isinstance(value, kind) or (isinstance(value, bool) and bool not in allowed):
+                raise LectureError(f"cell option '{key}' has the wrong type: {value!r}", path, at)
+        label = options.get("label")
+        if label is not None and not LABEL.fullmatch(label):
+            raise LectureError(f"cell label '{label}' may hold only {LABEL_RULE} (it names the cell's "
+                               "figure files and its anchor)", path, lines.get(("label",), lineno + 1))
         if isinstance(options.get("tolerance"), str):
             # YAML reads 1e-6 (no decimal point) as a string; it is still a number.
             try:
                 options["tolerance"] = float(options["tolerance"])
             except ValueError:
                 raise LectureError(f"cell option 'tolerance' must be a number or {{rel, abs}}: "
-                                   f"{options['tolerance']!r}", path, lineno + 1) from None
+                                   f"{options['tolerance']!r}", path, lines.get(("tolerance",), lineno + 1)) from None
         code = "\n".join(code_lines).strip("\n")
         if "file" in options:
             source = self._inside_project((path.parent / options["file"]).resolve(), options["file"],
@@ -395,6 +438,28 @@ class _Scanner:
                 raise LectureError("a cell with 'file:' must have no code of its own", path, lineno)
             code = read_source(source, path, lineno).strip("\n")
         return Cell(code=code, options=options, file=path, line=lineno, heading=self.heading)
+
+    def _check_prose(self, block, path):
+        """Images stay inside the project; raw HTML is refused (the deck would run it, the handout
+        drop it)."""
+        for lineno, line in prose_lines(block):
+            for match in IMAGE.finditer(line):
+                self._check_image(match["path"], path, lineno)
+            html = RAW_HTML.search(AUTOLINK.sub("", line))
+            if html:
+                raise LectureError(f"raw HTML '{html.group(0)[:40]}' in prose is outside the supported subset "
+                                   "(write markdown; to show the characters, put them in `code`)", path, lineno)
+
+    def _check_image(self, target, path, lineno):
+        from urllib.parse import unquote, urlparse
+        if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", target) and not target.startswith("file:"):
+            return  # a URL, not a file of the machine
+        name = unquote(urlparse(target).path if target.startswith("file:") else target.split("#")[0])
+        folder = path.parent
+        candidate = Path(name) if Path(name).is_absolute() else folder / name
+        # The image itself and, for a name without suffix, the files the formats pick (.svg, .pdf …).
+        for found in [candidate, *candidate.parent.glob(glob.escape(candidate.name) + ".*")] if candidate.parent.is_dir() else [candidate]:
+            self._inside_project(found.resolve(), f"image {target}", path, lineno)
 
     @staticmethod
     def _check_inline(line, path, lineno):
@@ -463,6 +528,37 @@ def _closing_fence(lines, start, fence):
     return None
 
 
+def prose_lines(block):
+    """(source line, text) of a markdown run's prose: code blocks left out, code spans blanked."""
+    fence = None
+    for offset, line in enumerate(block.text.split("\n")):
+        opened = FENCE.match(line)
+        if fence is None and opened:
+            fence = opened["fence"]
+            continue
+        if fence is not None:
+            if line.strip() and set(line.strip()) == {fence[0]} and len(line.strip()) >= len(fence):
+                fence = None
+            continue
+        yield block.line + offset, CODE_SPAN.sub(lambda m: " " * len(m.group(0)), line)
+
+
+def _check_figure_references(lecture, labels):
+    """Every `@fig-…` names a cell's figure (a Bengali case ending may follow: `@fig-tree-এ`)."""
+    figures = {label for label in labels if label.startswith("fig-")}
+    for block in lecture.blocks:
+        if not isinstance(block, Markdown):
+            continue
+        for lineno, line in prose_lines(block):
+            for match in FIG_REF.finditer(line):
+                ref = match["id"]
+                if ref in figures or any(ref.startswith(label + "-") for label in figures):
+                    continue
+                known = ", ".join(sorted(figures)) or "none"
+                raise LectureError(f"@{ref} refers to no figure (the lecture's fig- labels: {known})",
+                                   block.file, lineno)
+
+
 def _check_labels(lecture):
     seen = {}
     for cell in lecture.cells:
@@ -474,6 +570,7 @@ def _check_labels(lecture):
             raise LectureError(f"duplicate cell label '{label}' (first used at {first.file}:{first.line})",
                                cell.file, cell.line, label)
         seen[label] = cell
+    _check_figure_references(lecture, seen)
 
 
 def inline_expressions(text: str) -> list[str]:

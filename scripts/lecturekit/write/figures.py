@@ -10,6 +10,7 @@ removed, and a hand-drawn figure (never listed) is never touched.
 from __future__ import annotations
 
 import base64
+import contextlib
 import os
 import threading
 from dataclasses import dataclass
@@ -78,34 +79,82 @@ def write_if_changed(path: Path, data: bytes) -> bool:
             return False
     except OSError:
         pass
-    path.parent.mkdir(parents=True, exist_ok=True)
     # Aside and renamed: the other format's writer may read or write this figure at the same moment.
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    write_atomic(path, data)
     return True
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write aside (`.<name>.<pid>.<thread>.tmp`) and rename: a reader never sees half a file, and a
+    failed write (a full disk) leaves neither half a file nor the temporary one."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except BaseException as err:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        if isinstance(err, OSError) and err.filename is None:  # a failed write() names no file
+            raise OSError(err.errno, err.strerror, str(path)) from None
+        raise
 
 
 def lecture_figures_dir(project_root: Path, lecture_name: str) -> Path:
     return Path(project_root) / FIGURES_DIR / lecture_name
 
 
+def _plain_name(name: str) -> bool:
+    """One file name inside the folder: no separator, no '..', not hidden."""
+    return bool(name) and "/" not in name and "\\" not in name and not name.startswith(".") and "\0" not in name
+
+
 def write_figures(nb, project_root: Path, lecture_name: str) -> list[Path]:
-    """Write every figure of the notebook to figures/<lecture>/; return the files that changed."""
+    """Write every figure of the notebook to figures/<lecture>/; return the files that changed.
+
+    Only files named in `.generated` are ever overwritten or removed: a hand-drawn figure with a
+    cell's name is an error, not lost, and nothing is written outside the folder."""
     folder = lecture_figures_dir(project_root, lecture_name)
-    wanted, changed = [], []
+    manifest = folder / MANIFEST
+    try:
+        before = manifest.read_text(encoding="utf-8").split() if manifest.exists() else []
+    except (OSError, UnicodeDecodeError):
+        before = []
+    writes = []
     for figures in cell_figures(nb):
         for figure in figures:
             for mime, suffix in FIGURE_MIMES.items():
-                if mime in figure.data:
-                    path = folder / f"{figure.name}{suffix}"
-                    wanted.append(path.name)
-                    if write_if_changed(path, figure_bytes(mime, figure.data[mime])):
-                        changed.append(path)
-    manifest = folder / MANIFEST
-    before = manifest.read_text(encoding="utf-8").split() if manifest.exists() else []
+                if mime not in figure.data:
+                    continue
+                name = f"{figure.name}{suffix}"
+                if not _plain_name(name):
+                    raise LectureError(f"figure name '{name}' is not a plain file name; give the cell a label "
+                                       "of ASCII letters, digits, '-' and '_'", *figures_where(nb, figure))
+                path = folder / name
+                data = figure_bytes(mime, figure.data[mime])
+                if name not in before and path.exists() and path.read_bytes() != data:
+                    raise LectureError(f"{path} was not written by a render (a hand-drawn figure?) and a cell's "
+                                       f"figure has its name; give the cell another label",
+                                       *figures_where(nb, figure))
+                writes.append((path, data))
+    wanted, changed = [], []
+    for path, data in writes:
+        wanted.append(path.name)
+        if write_if_changed(path, data):
+            changed.append(path)
     for stale in set(before) - set(wanted):
-        (folder / stale).unlink(missing_ok=True)
+        if _plain_name(stale):  # a tampered list never reaches outside the folder
+            (folder / stale).unlink(missing_ok=True)
     if wanted or before:
         write_if_changed(manifest, "".join(f"{name}\n" for name in sorted(wanted)).encode("utf-8"))
     return changed
+
+
+def figures_where(nb, figure: CellFigure) -> tuple:
+    """(file, line, label) of the cell a figure came from, for messages."""
+    for cell, figures in zip(nb.cells, cell_figures(nb)):
+        if figure in figures:
+            meta = cell.metadata.get("lecture", {})
+            return meta.get("file"), meta.get("line"), meta.get("label")
+    return None, None, None

@@ -163,7 +163,7 @@ options = json.loads(sys.argv[1])
 try:
     typst.compile(options.pop("input"), **options)
 except Exception as err:
-    sys.exit(str(err))
+    sys.exit(getattr(err, "diagnostic", None) or str(err))  # with file:line:column
 """
 
 

@@ -106,7 +106,5 @@ def write_notebook(nb, path, data=None):
             return
     except OSError:
         pass
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    from lecturekit.write.figures import write_atomic
+    write_atomic(path, data)

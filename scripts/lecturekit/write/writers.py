@@ -9,7 +9,10 @@ new slides.html with an old handout.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import os
+import re
+import shutil
 import subprocess
 import threading
 import time
@@ -100,16 +103,20 @@ class LectureWriter:
                             aside[name] = future.result()
                     except BaseException:
                         self.children.stop()
+                        # A format that finished meanwhile left its file aside: removed below too.
+                        for other, future in futures.items():
+                            try:
+                                aside.setdefault(other, future.result())
+                            except BaseException:
+                                pass
                         raise
-            targets = []
-            for fmt in formats:
-                target = self.project.output_dir / self.name / fmt.product
-                os.replace(aside.pop(fmt.name), target)
-                targets.append(target)
-            return targets
+            # Files aside that were not renamed (a failed swap) are removed below.
+            return swap_in([(aside[fmt.name], self.project.output_dir / self.name / fmt.product)
+                            for fmt in formats])
         finally:
             for tmp in aside.values():
-                tmp.unlink(missing_ok=True)
+                with contextlib.suppress(OSError):  # a cleanup failure never hides the real error
+                    tmp.unlink(missing_ok=True)
 
     def write(self, fmt: Format) -> Path:
         """Render one product; return its path. The old product survives any failure."""
@@ -124,6 +131,8 @@ class LectureWriter:
         started = time.perf_counter()
         tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
         target.parent.mkdir(parents=True, exist_ok=True)
+        # A folder that cannot be written (read-only) is named now, in our words, not pandoc's.
+        tmp.touch()
         try:
             # pandoc writes the product, or what the format's finishing step turns into it.
             written = self.build / f"{self.name}{fmt.finish.suffix}" if fmt.finish else tmp
@@ -131,21 +140,130 @@ class LectureWriter:
             self.timings[f"pandoc {fmt.name}"] = time.perf_counter() - started
             if fmt.finish:
                 started = time.perf_counter()
-                fmt.finish.run(self, written, tmp)
+                try:
+                    fmt.finish.run(self, written, tmp)
+                except LectureError as err:
+                    fault = machine_fault(err.message)
+                    if fault:
+                        raise LectureError(f"cannot write {tmp}: {fault}") from None
+                    raise self._at_source(err, written) from None
                 self.timings[fmt.finish.name] = time.perf_counter() - started
         except BaseException:
-            tmp.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
             raise
         return tmp
+
+    def _at_source(self, err: LectureError, written: Path) -> LectureError:
+        """An error of the finishing step (Typst) names a line of pandoc's output in _build; blame
+        the lecture's own line that became it, when one can be found."""
+        where = FINISH_AT.search(err.message)
+        if not where or Path(where["file"]).name != written.name:
+            return err
+        try:
+            line = written.read_text(encoding="utf-8").split("\n")[int(where["line"]) - 1]
+        except (OSError, IndexError, UnicodeDecodeError):
+            return err
+        found = source_line_of(line, self.execution.lecture)
+        if found is None:
+            return err
+        headline = err.message.split("\n")[0].replace("typst could not compile the handout: ", "")
+        return LectureError(f"typst could not compile the handout: {headline} (at line {where['line']} of "
+                            f"{written.name}, made from this line)", found[0], found[1], detail=err.message)
 
     def _pandoc(self, source: Path, output: Path, fmt: Format) -> None:
         run = self.children.run([pypandoc.get_pandoc_path(), str(source), *self.pandoc_args(fmt), "-o", str(output)],
                                 cwd=self.build)
         if run.returncode != 0:
+            fault = machine_fault(run.stderr)
+            if fault:  # the disk, not the lecture: one line, not pandoc's backtrace
+                raise LectureError(f"cannot write {output}: {fault}")
             raise LectureError(f"pandoc could not write the {fmt.name} product:\n{run.stderr.strip()}",
                                self.execution.lecture.index)
         # Warnings (an unresolved @fig- reference, a missing image) are the author's to see.
         self.warnings.extend(line for line in run.stderr.splitlines() if line.strip())
+
+
+# util-linux's setpriv sets the child's parent-death signal, then runs the command itself.
+DIE_WITH_PARENT = ["setpriv", "--pdeathsig", "KILL", "--"] if shutil.which("setpriv") else []
+
+
+def swap_in(pairs: list[tuple[Path, Path]]) -> list[Path]:
+    """Rename each (file aside, product) into place, all or none: when a later rename fails, the
+    products already replaced get their old bytes back (kept as a hard link until the end)."""
+    done = []  # (product, its old version or None)
+    try:
+        for tmp, target in pairs:
+            old = None
+            if target.is_file():
+                old = target.with_name(f".{target.name}.{os.getpid()}.old.tmp")
+                old.unlink(missing_ok=True)
+                try:
+                    os.link(target, old)
+                except OSError:  # a file system without hard links
+                    shutil.copy2(target, old)
+            done.append((target, old))
+            os.replace(tmp, target)
+    except BaseException:
+        for target, old in reversed(done[:-1] if done and not _replaced(done[-1], pairs) else done):
+            with contextlib.suppress(OSError):
+                if old is not None:
+                    os.replace(old, target)
+                else:
+                    target.unlink()
+        raise
+    finally:
+        for _target, old in done:
+            with contextlib.suppress(OSError):
+                if old is not None:
+                    old.unlink(missing_ok=True)
+    return [target for _tmp, target in pairs]
+
+
+def _replaced(entry, pairs) -> bool:
+    """Whether the last product was replaced (its file aside is gone) before the failure."""
+    target = entry[0]
+    tmp = next(tmp for tmp, t in pairs if t == target)
+    return not tmp.exists()
+
+
+# Typst's diagnostic: "┌─ _build/demo/demo.typ:12:5".
+FINISH_AT = re.compile(r"┌─ (?P<file>\S+?):(?P<line>\d+):(?P<column>\d+)")
+_TYPST_WORDS = {"image", "emph", "strong", "figure", "width", "height", "block", "text", "link", "box",
+                "caption", "kind", "supplement", "label", "heading", "level", "raw", "lang"}
+
+
+def source_line_of(typ_line: str, lecture) -> tuple[Path, int] | None:
+    """(file, line) of the lecture source line that shares the most words (file names included)
+    with a line of the generated Typst, or None when no line shares any."""
+    words = {w for w in re.findall(r"[\w\u0980-\u09FF.-]{3,}", typ_line) if w.lower() not in _TYPST_WORDS}
+    if not words:
+        return None
+    files = dict.fromkeys([lecture.index, *(getattr(block, "file", None) for block in lecture.blocks)])
+    best, best_score = None, 0
+    for file in files:
+        if file is None:
+            continue
+        try:
+            lines = Path(file).read_text(encoding="utf-8").split("\n")
+        except (OSError, UnicodeDecodeError):
+            continue
+        for number, text in enumerate(lines, 1):
+            score = sum(len(w) for w in words if w in text)
+            if score > best_score:
+                best, best_score = (Path(file), number), score
+    return best
+
+
+# What pandoc and Typst print when the machine, not the input, failed them.
+MACHINE_FAULTS = re.compile(r"No space left on device|Read-only file system|Permission denied|Disk quota exceeded",
+                            re.I)
+
+
+def machine_fault(stderr: str) -> str | None:
+    """The cause, when a child's error output says the disk failed it."""
+    found = MACHINE_FAULTS.search(stderr or "")
+    return found.group(0) if found else None
 
 
 class Children:
@@ -158,11 +276,13 @@ class Children:
         self.stopped = False
 
     def run(self, argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
-        """Run argv to its end; return a CompletedProcess with text output."""
+        """Run argv to its end; return a CompletedProcess with text output. The child is killed
+        when this process dies, even by SIGKILL (no Typst left compiling for a render that is gone)."""
         with self.lock:
             if self.stopped:
                 raise KeyboardInterrupt
-            process = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            process = subprocess.Popen(DIE_WITH_PARENT + argv, cwd=cwd, stdout=subprocess.PIPE,
+                                       stderr=subprocess.PIPE, text=True)
             self.running.add(process)
         try:
             out, err = process.communicate()

@@ -1,0 +1,76 @@
+"""A course with a broken lecture, and lecture folder names: the good lectures always build.
+
+A lecture that cannot be read (malformed front matter, bytes that are not UTF-8, a folder name
+outside the pattern) is listed as failed with its error, in the summary and on the course page; the
+other lectures are rendered and the render exits 1. A render of another, named lecture is not
+stopped by it.
+"""
+import shutil
+
+import pytest
+
+from conftest import FRONT, run_render
+from lecturekit.course.project import LECTURE_NAME_RULE
+
+BODY = "# হিসাব {#sec-count}\n\n```{python}\n#| label: work\nprint(6 * 7)\n```\n"
+
+
+@pytest.fixture
+def course(mini):
+    shutil.rmtree(mini.lecture)
+    mini.add_lecture("01-good", BODY, front=FRONT)
+    mini.add_lecture("02-second", BODY, front=FRONT.replace("episode: 1", "episode: 2"))
+    return mini
+
+
+def break_front_matter(mini, name):
+    folder = mini.add_lecture(name, BODY, front='---\ntitle: "খোলা উদ্ধৃতি\nepisode: 3\n---\n')
+    return folder / "index.qmd"
+
+
+def test_one_broken_lecture_never_stops_the_others(course):
+    broken = break_front_matter(course, "03-broken")
+    result = run_render(course.root, "--quiet")
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr, result.stderr
+    for name in ("01-good", "02-second"):
+        assert course.output(name, "slides.html").exists() and course.output(name, "handout.pdf").exists()
+    assert "[03-broken] FAILED" in result.stderr
+    assert "3 lecture(s):" in result.stderr and "2 ok, 1 failed" in result.stderr, result.stderr
+    assert f"{broken}:2: malformed YAML front matter" in result.stderr, result.stderr
+    page = (course.root / "_output" / "index.html").read_text(encoding="utf-8")
+    assert 'id="03-broken"' in page and "malformed YAML front matter" in page
+    assert "lectures/03-broken/index.qmd:2" in page  # named inside the project, not where it lies
+    assert str(course.root) not in page
+
+
+def test_a_named_lecture_renders_beside_a_broken_one(course):
+    broken = break_front_matter(course, "03-broken")
+    result = run_render(course.root, "--quiet", "01-good")
+    assert result.returncode == 0, result.stderr
+    assert course.output("01-good", "slides.html").exists()
+    assert "1 lecture(s):" in result.stderr
+    # The course page is rebuilt, and says which lecture it could not read.
+    assert "[03-broken] course page:" in result.stderr and f"{broken}:2" in result.stderr, result.stderr
+    page = (course.root / "_output" / "index.html").read_text(encoding="utf-8")
+    assert 'id="01-good"' in page and 'id="03-broken"' in page
+
+
+def test_non_utf8_lecture_is_listed_failed(course):
+    folder = course.add_lecture("03-latin", BODY, front=FRONT)
+    (folder / "index.qmd").write_bytes((folder / "index.qmd").read_bytes() + b"caf\xe9\n")
+    result = run_render(course.root, "--quiet")
+    assert result.returncode == 1
+    assert "[03-latin] FAILED" in result.stderr and "not UTF-8" in result.stderr, result.stderr
+    assert course.output("01-good", "handout.pdf").exists()
+
+
+@pytest.mark.parametrize("name", ["92-k: v", "91-x #y", "95-a#b", "Caps", "_hidden", "é-accent"])
+def test_lecture_folder_names_outside_the_pattern_are_refused(course, name):
+    course.add_lecture(name, BODY, front=FRONT)
+    result = run_render(course.root, "--quiet", "--execute-only")
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    assert f"lecture folder name '{name}'" in result.stderr and LECTURE_NAME_RULE in result.stderr, result.stderr
+    assert (course.root / "_build" / "01-good" / "01-good.ipynb").exists()
+    assert not (course.root / "_build" / name).exists()

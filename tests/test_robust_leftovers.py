@@ -1,0 +1,101 @@
+"""What a killed render leaves behind: no child keeps running, and the next render removes its
+files aside and its kernel's folder. The products are replaced together or not at all."""
+import os
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from test_bad_input import copy, processes_under, products, rendered_mini, start_render  # noqa: F401
+from test_pipeline import GOOD
+
+
+def dead_pid():
+    process = subprocess.Popen(["true"])
+    process.wait()
+    return process.pid
+
+
+def test_the_next_render_removes_what_killed_renders_left(copy):  # noqa: F811
+    out = copy.root / "_output" / "demo"
+    gone, alive = dead_pid(), os.getpid()
+    stale = [out / f".slides.html.{gone}.tmp", out / f".handout.pdf.{gone}.tmp",
+             copy.root / "_build" / "cache" / "demo" / f".x.json.{gone}.1234.tmp",
+             copy.root / "figures" / "demo" / f".fig-a.svg.{gone}.99.tmp", out / f".slides.html.{gone}.old.tmp"]
+    for path in stale:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"x" * 1000)
+    running = out / f".slides.html.{alive}.tmp"  # a render that is still running keeps its file
+    running.write_bytes(b"y")
+    run_dir = Path(tempfile.gettempdir()) / f"lecturekit-{gone}-abc"
+    run_dir.mkdir()
+    (run_dir / "kernel.json").write_text("{}")
+    result = copy.render()
+    assert result.returncode == 0, result.stderr
+    assert [p for p in stale if p.exists()] == []
+    assert not run_dir.exists()
+    assert running.exists()
+    running.unlink()
+
+
+def test_a_failing_second_rename_keeps_the_old_slides(copy):  # noqa: F811
+    """The handout cannot be renamed into place (a folder took its name): the slides, already
+    renamed, get their old bytes back."""
+    slides_before = copy.slides.read_bytes()
+    copy.handout.unlink()
+    copy.handout.mkdir()
+    copy.write(GOOD.replace("খাতায় ওঠে", "খাতায় লেখা হয়"))
+    result = copy.render()
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    assert "handout.pdf" in result.stderr.splitlines()[-1], result.stderr
+    assert copy.slides.read_bytes() == slides_before
+    assert not list(copy.slides.parent.glob(".*.tmp"))
+
+
+def test_a_killed_render_leaves_no_typst_running(copy):  # noqa: F811
+    """kill -9 of the render while Typst compiles a long handout: Typst ends with it."""
+    config = copy.root / "_quarto.yml"
+    config.write_text(config.read_text(encoding="utf-8") + "  max-output: 5000000\n", encoding="utf-8")
+    copy.write(GOOD + '\n```{python}\n#| label: long\nfor i in range(30_000):\n    print("y" * 99)\n```\n')
+    run = start_render(copy, start_new_session=True)
+    typ = copy.root / "_build" / "demo" / "demo.typ"
+    old_typ = typ.stat().st_mtime_ns if typ.exists() else None
+    deadline = time.monotonic() + 120
+    while not (typ.exists() and typ.stat().st_mtime_ns != old_typ and any(
+            "typst" in cmd for _pid, cmd in processes_under(copy.root))):
+        assert run.poll() is None, run.communicate()
+        assert time.monotonic() < deadline, "Typst never started"
+        time.sleep(0.05)
+    os.kill(run.pid, signal.SIGKILL)
+    run.wait()
+    deadline = time.monotonic() + 3
+    while processes_under(copy.root) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = processes_under(copy.root)
+    if left:
+        os.killpg(run.pid, signal.SIGKILL)
+    assert left == [], left
+    # The next render removes the files the killed one left aside.
+    copy.write(GOOD)
+    assert copy.render().returncode == 0
+    assert not list((copy.root / "_output" / "demo").glob(".*.tmp"))
+    assert not list(Path(tempfile.gettempdir()).glob(f"lecturekit-{run.pid}-*"))
+
+
+def test_a_typst_error_names_the_lecture_line(copy):  # noqa: F811
+    """A picture that is no picture: Typst fails on a line of _build/demo/demo.typ; the message
+    names the line of the lecture that put it there."""
+    before = products(copy)
+    figures = copy.root / "figures" / "demo"
+    figures.mkdir(parents=True, exist_ok=True)
+    (figures / "broken-photo.png").write_text("not a png at all\n")
+    copy.write(GOOD + "\n## ছবি {#sec-photo}\n\nএকটি লাইন।\n\n![ভাঙা ছবি](../../figures/demo/broken-photo.png)\n\n"
+               "শেষ লাইন।\n")
+    index = copy.lecture / "index.qmd"
+    result = copy.render()
+    assert result.returncode == 1, result.stderr
+    line = next(n for n, text in enumerate(index.read_text(encoding="utf-8").split("\n"), 1) if "broken-photo" in text)
+    assert f"index.qmd:{line}: typst could not compile the handout" in result.stderr, result.stderr
+    assert products(copy) == before

@@ -1,0 +1,149 @@
+"""What a lecture names stays inside the project, and every refusal names the right line.
+
+Read-stage checks run on the reader directly (no kernel); one render per case proves that nothing
+is written outside the project before the error.
+"""
+import os
+import textwrap
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from conftest import FRONT
+from lecturekit.errors import LectureError
+from lecturekit.read.qmd import read_lecture
+from lecturekit.write.figures import write_figures
+
+
+@pytest.fixture
+def lecture(project_builder):
+    def write(body, front=FRONT):
+        folder = project_builder.add_lecture("01-demo", body, front=front)
+        return folder / "index.qmd"
+    write.project = project_builder
+    return write
+
+
+def refused(index, project_root, line, *texts):
+    with pytest.raises(LectureError) as caught:
+        read_lecture(index, project_root)
+    err = caught.value
+    message = str(err)
+    assert Path(err.file).name == index.name and err.line == line, message
+    for text in texts:
+        assert text in message, message
+    return message
+
+
+def line_of(path, needle):
+    return next(n for n, text in enumerate(path.read_text(encoding="utf-8").split("\n"), 1) if needle in text)
+
+
+CELL = "# এক {{#sec-one}}\n\n```{{python}}\n#| echo: true\n#| eval: true\n#| {option}\nprint(1)\n```\n"
+
+
+@pytest.mark.parametrize("label", ["fig-../../../../x", "fig-a/b", "fig-a b", "../x", ".hidden", "fig-ক"])
+def test_labels_that_are_not_plain_names_are_refused_at_their_line(lecture, label):
+    index = lecture(CELL.format(option=f"label: \"{label}\""))
+    refused(index, lecture.project.root, line_of(index, "#| label:"), f"cell label '{label}'", "ASCII letters")
+
+
+def test_a_wrongly_typed_option_is_blamed_on_its_own_line(lecture):
+    index = lecture(CELL.format(option="fig-width: wide"))
+    refused(index, lecture.project.root, line_of(index, "fig-width"), "'fig-width' has the wrong type")
+    index = lecture(CELL.format(option="fig-height: true"))
+    refused(index, lecture.project.root, line_of(index, "fig-height"), "'fig-height' has the wrong type")
+    index = lecture(CELL.format(option="colour: red"))
+    refused(index, lecture.project.root, line_of(index, "colour"), "'colour' is outside")
+
+
+def test_a_reference_to_no_figure_is_named_at_its_line(lecture):
+    index = lecture(CELL.format(option="label: fig-tree") + "\nদেখুন @fig-tree-এ, আর @fig-a/b।\n")
+    refused(index, lecture.project.root, line_of(index, "@fig-a/b"), "@fig-a/b refers to no figure", "fig-tree")
+    ok = lecture(CELL.format(option="label: fig-tree") + "\nদেখুন @fig-tree-এ আর @fig-tree। `@fig-nope` কোড।\n")
+    read_lecture(ok, lecture.project.root)
+
+
+def test_images_outside_the_project_are_refused(lecture, tmp_path):
+    outside = tmp_path / "secret.svg"
+    outside.write_text("<svg xmlns='http://www.w3.org/2000/svg'/>")
+    index = lecture(f"# এক {{#sec-one}}\n\nছবি:\n\n![গোপন]({outside})\n")
+    refused(index, lecture.project.root, line_of(index, "![গোপন]"), "outside the project")
+    # A symlink inside the lecture folder that points outside.
+    (index.parent / "linked.svg").symlink_to(outside)
+    index = lecture("# এক {#sec-one}\n\n![লিংক](linked.svg){fig-alt=\"x\"}\n")
+    refused(index, lecture.project.root, line_of(index, "![লিংক]"), "outside the project")
+    # Without suffix: the formats pick linked.svg / linked.pdf, each must be inside.
+    index = lecture("# এক {#sec-one}\n\n![লিংক](linked)\n")
+    refused(index, lecture.project.root, line_of(index, "![লিংক]"), "outside the project")
+    index = lecture("# এক {#sec-one}\n\n![ভেতরে](../../figures/01-demo/drawn)\n\n`![কোড](/etc/x.svg)`\n")
+    read_lecture(index, lecture.project.root)
+
+
+@pytest.mark.parametrize("html", ["<script>alert(1)</script>", '<img src=x onerror="alert(1)">', "<!-- note -->",
+                                  "<b>মোটা</b>"])
+def test_raw_html_in_prose_is_refused_at_its_line(lecture, html):
+    index = lecture(f"# এক {{#sec-one}}\n\nপ্রথম লাইন।\nদ্বিতীয় {html} লাইন।\n")
+    refused(index, lecture.project.root, line_of(index, "দ্বিতীয়"), "raw HTML")
+
+
+def test_prose_that_only_looks_like_html_is_accepted(lecture):
+    index = lecture("# এক {#sec-one}\n\nযদি x < 5 আর y > 2 হয়; `<script>` কোডে; <https://pytorch.org> লিংক।\n\n"
+                    "```html\n<b>code block</b>\n```\n")
+    read_lecture(index, lecture.project.root)
+
+
+@pytest.mark.parametrize("key,value", [("title", "শিরোনাম <script>alert(1)</script>"),
+                                       ("title", "`{python} 6*7` নম্বর"), ("subtitle", "<img src=x onerror=alert(1)>")])
+def test_front_matter_raw_html_and_inline_python_are_refused(lecture, key, value):
+    front = FRONT.replace("---\n", f"---\n{key}: '{value}'\n", 1) if key != "title" else \
+        FRONT.replace('title: "পরীক্ষার লেকচার"', f"title: '{value}'")
+    index = lecture("# এক {#sec-one}\n", front=front)
+    refused(index, lecture.project.root, line_of(index, f"{key}:"), f"'{key}'")
+
+
+# ---- the figure bookkeeping -------------------------------------------------------------------
+
+def notebook_with_figure(label, file="index.qmd"):
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("plot()")
+    cell.metadata["lecture"] = {"file": file, "line": 3, "label": label}
+    cell.outputs = [nbformat.v4.new_output("display_data", data={"image/svg+xml": "<svg/>"})]
+    nb.cells = [cell]
+    return nb
+
+
+def test_figures_never_escape_or_remove_what_a_render_did_not_write(tmp_path):
+    root = tmp_path / "project"
+    (root / "figures" / "demo").mkdir(parents=True)
+    with pytest.raises(LectureError, match="not a plain file name"):
+        write_figures(notebook_with_figure("fig-../../../../x"), root, "demo")
+    assert not list(tmp_path.rglob("x.svg"))
+    # A hand-drawn figure with a cell's name: refused, its bytes kept.
+    hand = root / "figures" / "demo" / "fig-hand.svg"
+    hand.write_text("<svg>hand</svg>")
+    with pytest.raises(LectureError, match="not written by a render") as caught:
+        write_figures(notebook_with_figure("fig-hand"), root, "demo")
+    assert caught.value.line == 3 and caught.value.label == "fig-hand"
+    assert hand.read_text() == "<svg>hand</svg>"
+    # A tampered .generated never removes anything outside the folder or not listed.
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep")
+    (root / "figures" / "demo" / ".generated").write_text("../../../victim.txt\n.generated\nfig-hand.svg\n")
+    hand.unlink()
+    write_figures(notebook_with_figure("fig-new"), root, "demo")
+    assert victim.read_text() == "keep"
+    assert (root / "figures" / "demo" / "fig-new.svg").exists()
+
+
+def test_a_label_that_escapes_writes_nothing_outside_the_project(mini, tmp_path):
+    mini.write("# এক {#sec-one}\n\n```{python}\n#| label: fig-../../../../../x\nimport matplotlib.pyplot as plt\n"
+               "plt.plot([1, 2])\nplt.show()\n```\n")
+    result = mini.render()
+    index = mini.lecture / "index.qmd"
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert f"index.qmd:{line_of(index, '#| label')}: cell label" in result.stderr, result.stderr
+    # figures/demo/fig-../../../../../x.svg would be the project's parent folder's x.svg.
+    written = [*tmp_path.parent.glob("x.*"), *tmp_path.rglob("x.*")]
+    assert [p for p in written if p.suffix in (".svg", ".pdf", ".png")] == []

@@ -1,0 +1,59 @@
+"""Damaged state heals itself: a cache entry or products manifest that does not parse, or has the
+wrong shape, is discarded with one warning and built again; the render succeeds."""
+import json
+
+import pytest
+
+from test_bad_input import copy, rendered_mini  # noqa: F401  (fixtures)
+
+
+def cache_entry(mini):
+    entries = list((mini.root / "_build" / "cache" / "demo").glob("*.json"))
+    assert len(entries) == 1, entries
+    return entries[0]
+
+
+CACHE_DAMAGE = {
+    "bad byte": lambda data: data[:40] + b"\xff" + data[41:],
+    "truncated": lambda data: data[: len(data) // 2],
+    "a list": lambda data: b"[]",
+    "cells not a list": lambda data: json.dumps({**json.loads(data), "cells": {"x": 1}}).encode(),
+    "a cell without outputs": lambda data: json.dumps(
+        {**json.loads(data), "cells": [{"seconds": 1}]}).encode(),
+    "claims of the wrong shape": lambda data: json.dumps({**json.loads(data), "claims": [[1]]}).encode(),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(CACHE_DAMAGE))
+def test_a_damaged_cache_entry_is_discarded_and_rebuilt(copy, damage):  # noqa: F811
+    entry = cache_entry(copy)
+    entry.write_bytes(CACHE_DAMAGE[damage](entry.read_bytes()))
+    result = copy.render()
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    warnings = [line for line in result.stderr.splitlines() if "discarded a damaged cache entry" in line]
+    assert len(warnings) == 1 and entry.name in warnings[0], result.stderr
+    assert "(executed)" in result.stderr
+    json.loads(cache_entry(copy).read_text(encoding="utf-8"))
+    again = copy.render()
+    assert "cache hit" in again.stderr and "discarded" not in again.stderr, again.stderr
+
+
+MANIFEST_DAMAGE = {
+    "bad byte": b'{"revealjs": \xff}',
+    "a list": b"[1, 2]",
+    "entries of the wrong shape": b'{"revealjs": "x", "typst": {"inputs": 3}}',
+}
+
+
+@pytest.mark.parametrize("damage", sorted(MANIFEST_DAMAGE))
+def test_a_damaged_products_manifest_is_discarded_and_rebuilt(copy, damage):  # noqa: F811
+    manifest = copy.root / "_build" / "demo" / "products.json"
+    manifest.write_bytes(MANIFEST_DAMAGE[damage])
+    result = copy.render()
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    warnings = [line for line in result.stderr.splitlines() if "discarded" in line]
+    assert len(warnings) == 1 and "products.json" in warnings[0], result.stderr
+    assert set(json.loads(manifest.read_text(encoding="utf-8"))) == {"revealjs", "typst"}
+    assert "up to date" in copy.render().stderr
