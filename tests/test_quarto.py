@@ -6,7 +6,10 @@ working tree, so its products do not replace the ones the other tests read.
 
 - From the executed notebooks (`quarto render` at the project root, our execute step as pre-render):
   the deck's slides match ours one to one (ids, titles, notes, quiz options, figures and captions,
-  callouts, answers), the steppers highlight the same lines with the same explanation at every step,
+  callouts, answers) and, slide by slide with every step shown, in content (visible text, figures'
+  alt text, code and output blocks: an error as its last line) and layout (nothing past the slide,
+  measured as the layout audit measures ours); the deck passes the audit's contrast check and has
+  no copy buttons and no MathJax; the steppers highlight the same lines with the same explanation at every step,
   the deck makes no network request, and the handout has our headings, pages, fonts, cover, figure
   captions and appendix, with no markdown left as text. Quarto's log has no warning.
 - From the sources, Quarto executing the cells itself (`quarto render lectures/<lecture>/index.qmd`):
@@ -21,7 +24,9 @@ from pathlib import Path
 import pytest
 
 from conftest import LECTURES
-from quarto_products import deck_profile, handout_profile
+from quarto_products import deck_profile, handout_profile, slide_contents
+from test_deck_audit import AUDIT
+from test_slides import STEP_REPORT
 
 ROOT = Path(__file__).resolve().parents[1]
 COPIED = ["_quarto.yml", "_extensions", "code", "lectures", "scripts", "pyproject.toml", "package.json",
@@ -100,6 +105,42 @@ def theirs(browser, from_notebooks, lecture):
     project, _log = from_notebooks
     return (deck_profile(browser, project / "_output" / lecture / "slides.html"),
             handout_profile(project / "_output" / lecture / "handout.pdf"))
+
+
+def test_every_slide_shows_the_same_content_and_fits(browser, rendered, from_notebooks, lecture):
+    """Slide by slide, every step shown: the same visible text, figure descriptions, code and
+    output blocks, and nothing past the 1280x720 frame, in Quarto's deck as in ours."""
+    project, _log = from_notebooks
+    mine = slide_contents(browser, rendered / lecture / "slides.html", STEP_REPORT)
+    other = slide_contents(browser, project / "_output" / lecture / "slides.html", STEP_REPORT)
+    assert [s["id"] for s in other] == [s["id"] for s in mine]
+    # Ours is the reference: it fits, and every figure is described.
+    assert not [s["id"] for s in mine if s["past_the_slide"]]
+    alts = [alt for s in mine for alt in s["alts"]]
+    assert alts and all(alts), alts
+    different = [(a["id"], key, a[key], b[key]) for a, b in zip(mine, other) for key in a if a[key] != b[key]]
+    assert not different, "\n".join(f"{ident} {key}:\n  ours:   {a}\n  Quarto: {b}"
+                                     for ident, key, a, b in different[:8])
+
+
+def test_quartos_deck_passes_the_audit(browser, from_notebooks, lecture):
+    """Every code token at AA contrast at every slide's last step (a stepper's other lines too), no
+    English copy buttons, no MathJax stylesheet in the notes (the deck uses KaTeX)."""
+    project, _log = from_notebooks
+    deck = project / "_output" / lecture / "slides.html"
+    html = deck.read_text(encoding="utf-8")
+    assert "code-copy-button" not in html and "Copy to Clipboard" not in html
+    assert "MJX_Assistive_MathML" not in html
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    try:
+        page.goto(deck.as_uri())
+        page.wait_for_function("window.Reveal && Reveal.isReady()")
+        records = page.evaluate(AUDIT)
+    finally:
+        context.close()
+    low = [(r["id"], c) for r in records for c in r["contrast"]]
+    assert not low, low[:5]
 
 
 def test_products_where_the_readme_says_and_nothing_else_changed(from_notebooks, lecture):
@@ -207,6 +248,9 @@ def letters(text):
 
 def test_handout_matches(ours, theirs):
     mine, other = ours[1], theirs[1]
+    # Every figure described (/Alt), with the same words as ours.
+    assert mine.alts and all(mine.alts)
+    assert other.alts == mine.alts
     assert other.headings == mine.headings
     assert len(mine.headings) > 30
     assert other.pages == mine.pages
