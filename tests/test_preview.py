@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.request
 
 import pytest
 
@@ -51,7 +52,15 @@ def server(mini):
             assert process.poll() is None, (mini.root / "preview.log").read_text(encoding="utf-8")
             assert time.time() < deadline, "the preview server did not start"
             time.sleep(0.2)
-        yield mini, f"http://127.0.0.1:{port}/demo/slides.html", mini.root / "preview.log"
+        url = f"http://127.0.0.1:{port}/demo/slides.html"
+        while True:  # livereload says "Serving on" just before it listens
+            try:
+                urllib.request.urlopen(url, timeout=5).close()
+                break
+            except OSError:
+                assert time.time() < deadline and process.poll() is None, "the preview server did not answer"
+                time.sleep(0.2)
+        yield mini, url, mini.root / "preview.log"
     finally:
         process.terminate()
         process.wait(timeout=30)

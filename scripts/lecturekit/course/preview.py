@@ -100,8 +100,12 @@ def serve(deck: PreviewDeck, watched: list[str], host: str, port: int) -> None:
     for path in watched:
         server.watch(path, deck.build)
     deck.say(f"preview: http://{host}:{port}/{deck.lecture_dir.name}/slides.html (Ctrl-C stops)")
-    server.serve(host=host, port=port, root=str(deck.preview.output_dir), open_url_delay=None,
-                 restart_delay=0)
+    try:
+        server.serve(host=host, port=port, root=str(deck.preview.output_dir), open_url_delay=None,
+                     restart_delay=0)
+    except OSError as err:
+        raise LectureError(f"cannot serve on {host}:{port} ({err.strerror}): choose another with --port",
+                           deck.lecture_dir) from None
 
 
 def parse_args(argv):
