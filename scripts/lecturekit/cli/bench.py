@@ -317,7 +317,7 @@ def quarto_project(folder, lecture):
     """A lecture project Quarto can render: also the scripts its pre-render and post-render run, and
     the settings scripts/setup checks (the venv is linked, as the npm packages are)."""
     lecture_project(folder, lecture)
-    shutil.copytree(ROOT / "scripts", folder / "scripts", ignore=_ignore)
+    shutil.copytree(ROOT / "scripts", folder / "scripts", ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"))
     for name in ("pyproject.toml", "package.json"):
         shutil.copy(ROOT / name, folder / name)
     (folder / ".venv").symlink_to(ROOT / ".venv")
