@@ -6,9 +6,14 @@ working tree, so its products do not replace the ones the other tests read.
 
 - From the executed notebooks (`quarto render` at the project root, our execute step as pre-render):
   the deck's slides match ours one to one (ids, titles, notes, quiz options, figures and captions,
-  callouts, answers), the steppers highlight the same lines with the same explanation at every step,
+  callouts, answers) and, slide by slide with every step shown, in content (visible text, figures'
+  alt text, code and output blocks: an error as its last line) and layout (nothing past the slide,
+  measured as the layout audit measures ours); the deck passes the audit's contrast check and has
+  no copy buttons and no MathJax; the steppers highlight the same lines with the same explanation at every step,
   the deck makes no network request, and the handout has our headings, pages, fonts, cover, figure
   captions and appendix, with no markdown left as text. Quarto's log has no warning.
+- Only what changed: a second `quarto render` with nothing changed writes nothing; after a prose
+  edit in one of two small lectures, only that lecture's products are written again.
 - From the sources, Quarto executing the cells itself (`quarto render lectures/<lecture>/index.qmd`):
   the same slide list and handout headings.
 """
@@ -21,7 +26,9 @@ from pathlib import Path
 import pytest
 
 from conftest import LECTURES
-from quarto_products import deck_profile, handout_profile
+from quarto_products import deck_profile, handout_profile, slide_contents
+from test_deck_audit import AUDIT
+from test_slides import STEP_REPORT
 
 ROOT = Path(__file__).resolve().parents[1]
 COPIED = ["_quarto.yml", "_extensions", "code", "lectures", "scripts", "pyproject.toml", "package.json",
@@ -102,10 +109,51 @@ def theirs(browser, from_notebooks, lecture):
             handout_profile(project / "_output" / lecture / "handout.pdf"))
 
 
-def test_products_where_the_readme_says_and_nothing_else_changed(from_notebooks, lecture):
+def test_every_slide_shows_the_same_content_and_fits(browser, rendered, from_notebooks, lecture):
+    """Slide by slide, every step shown: the same visible text, figure descriptions, code and
+    output blocks, and nothing past the 1280x720 frame, in Quarto's deck as in ours."""
+    project, _log = from_notebooks
+    mine = slide_contents(browser, rendered / lecture / "slides.html", STEP_REPORT)
+    other = slide_contents(browser, project / "_output" / lecture / "slides.html", STEP_REPORT)
+    assert [s["id"] for s in other] == [s["id"] for s in mine]
+    # Ours is the reference: it fits, and every figure is described.
+    assert not [s["id"] for s in mine if s["past_the_slide"]]
+    alts = [alt for s in mine for alt in s["alts"]]
+    assert alts and all(alts), alts
+    different = [(a["id"], key, a[key], b[key]) for a, b in zip(mine, other) for key in a if a[key] != b[key]]
+    assert not different, "\n".join(f"{ident} {key}:\n  ours:   {a}\n  Quarto: {b}"
+                                     for ident, key, a, b in different[:8])
+
+
+def test_quartos_deck_passes_the_audit(browser, from_notebooks, lecture):
+    """Every code token at AA contrast at every slide's last step (a stepper's other lines too), no
+    English copy buttons, no MathJax stylesheet in the notes (the deck uses KaTeX)."""
+    project, _log = from_notebooks
+    deck = project / "_output" / lecture / "slides.html"
+    html = deck.read_text(encoding="utf-8")
+    assert "code-copy-button" not in html and "Copy to Clipboard" not in html
+    assert "MJX_Assistive_MathML" not in html
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    try:
+        page.goto(deck.as_uri())
+        page.wait_for_function("window.Reveal && Reveal.isReady()")
+        records = page.evaluate(AUDIT)
+    finally:
+        context.close()
+    low = [(r["id"], c) for r in records for c in r["contrast"]]
+    assert not low, low[:5]
+
+
+def test_products_where_the_readme_says_and_nothing_else_changed(from_notebooks, rendered, lecture):
     project, log = from_notebooks
     assert (project / "_output" / lecture / "slides.html").stat().st_size > 100_000
     assert (project / "_output" / lecture / "handout.pdf").stat().st_size > 50_000
+    # The same set of products as scripts/render: the code zip (the same bytes) and the course page.
+    assert (project / "_output" / lecture / "code.zip").read_bytes() == (rendered / lecture / "code.zip").read_bytes()
+    assert (project / "_output" / "index.html").read_bytes() == (rendered / "index.html").read_bytes()
+    assert sorted(p.name for p in (project / "_output" / lecture).iterdir()) == \
+        sorted(p.name for p in (rendered / lecture).iterdir())
     # Quarto's own folder layout is gone, and Quarto did not touch the sources' folder or .gitignore.
     assert not (project / "_output" / "_build").exists()
     assert not list((project / "lectures").rglob("*.html")), "Quarto wrote into lectures/"
@@ -207,6 +255,9 @@ def letters(text):
 
 def test_handout_matches(ours, theirs):
     mine, other = ours[1], theirs[1]
+    # Every figure described (/Alt), with the same words as ours.
+    assert mine.alts and all(mine.alts)
+    assert other.alts == mine.alts
     assert other.headings == mine.headings
     assert len(mine.headings) > 30
     assert other.pages == mine.pages
@@ -278,3 +329,61 @@ def test_quiz_answers_in_quartos_deck(browser, from_notebooks, lecture):
     finally:
         context.close()
     assert "is-wrong" in state["feedback"] and state["right"] == 1, state
+
+
+def test_nothing_changed_renders_nothing(from_notebooks):
+    """A second `quarto render` with nothing changed: pre-render hands Quarto no notebook, and no
+    product is written again. (Runs after the comparisons: it reuses their render.)"""
+    project, _log = from_notebooks
+    products = sorted((project / "_output").rglob("*.*"))
+    before = {p: p.stat().st_mtime_ns for p in products}
+    run = quarto(project)
+    log = run.stdout + run.stderr
+    assert run.returncode == 0, log[-3000:]
+    assert "quarto: nothing to render" in log, log[-3000:]
+    assert {p: p.stat().st_mtime_ns for p in products} == before
+    assert sorted((project / "_output").rglob("*.*")) == products
+
+
+def test_a_prose_edit_renders_that_lecture_only(project_builder):
+    """Two small lectures rendered by Quarto; a sentence changes in one: the next `quarto render`
+    writes that lecture's slides and handout again, and leaves the other's as they were."""
+    builder = project_builder
+    builder.add_package("minipkg", {"__init__.py": "ANSWER = 42\n"})
+    shutil.copytree(ROOT / "scripts", builder.root / "scripts",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"))
+    for name in ("pyproject.toml", "package.json"):
+        shutil.copy(ROOT / name, builder.root / name)
+    (builder.root / ".venv").symlink_to(ROOT / ".venv")
+    for number, name in ((1, "01-one"), (2, "02-two")):
+        front = {"title": f"লেকচার {number}", "course": "বাংলায় PyTorch", "episode": number, "episodes": 91,
+                 "module": 1}
+        builder.add_lecture(name, """
+            ## একটি স্লাইড {#sec-one}
+
+            প্রথম বাক্য।
+
+            ```{python}
+            #| label: answer
+            from minipkg import ANSWER
+            print(ANSWER)
+            ```
+
+            ::: {.notes}
+            পড়ে শোনান।
+            :::
+            """, front=front)
+    project = builder.root
+    first = quarto(project)
+    assert first.returncode == 0, (first.stdout + first.stderr)[-3000:]
+    products = {p: p.stat().st_mtime_ns for p in (project / "_output").glob("0*/*")}
+    assert len(products) == 4  # slides and handout of each (no scripts: no code zip)
+    index = project / "lectures" / "01-one" / "index.qmd"
+    index.write_text(index.read_text(encoding="utf-8").replace("প্রথম বাক্য।", "বদলানো বাক্য।"), encoding="utf-8")
+    second = quarto(project)
+    log = second.stdout + second.stderr
+    assert second.returncode == 0, log[-3000:]
+    changed = sorted(str(p.relative_to(project)) for p, mtime in products.items() if p.stat().st_mtime_ns != mtime)
+    assert changed == ["_output/01-one/handout.pdf", "_output/01-one/slides.html"], changed
+    assert "02-two" not in "".join(line for line in log.splitlines() if "_build/" in line), log[-3000:]
+    assert "বদলানো বাক্য" in (project / "_output" / "01-one" / "slides.html").read_text(encoding="utf-8")

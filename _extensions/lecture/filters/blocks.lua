@@ -44,12 +44,27 @@ local function output_kind(div)
   return "stdout"
 end
 
+-- A figure's description for screen readers and the PDF's /Alt: its `fig-alt`, else the image's
+-- own caption, else (Quarto hands a cell's image over uncaptioned) the output's own description
+-- as scripts/render takes it, else the figure's caption without crossref.lua's "ছবি ৯.১ — ".
+local function alt_text(fig, image)
+  local alt = image.attributes["fig-alt"]
+  if alt and alt ~= "" then return alt end
+  alt = pandoc.utils.stringify(image.caption)
+  if alt ~= "" then return alt end
+  alt = C.quarto and pdf_figures.description_for(image.src)
+  if alt then return alt end
+  alt = pandoc.utils.stringify(pandoc.utils.blocks_to_inlines(fig.caption.long or {}))
+  local numbered = alt:match("^" .. C.words.figure .. " [^ ]+ — (.*)$")
+  return numbered or alt
+end
+
 local function figure_typst(fig)
   local image
   fig:walk({ Image = function(img) image = image or img end })
   if not image then return nil end
   if C.quarto then image.src = pdf_figures.pdf_for(image.src) end
-  local alt = image.attributes["fig-alt"] or pandoc.utils.stringify(image.caption)
+  local alt = alt_text(fig, image)
   local caption = C.inlines_to(pandoc.utils.blocks_to_inlines(fig.caption.long), "typst")
   local call = string.format('#figure(image(%s, alt: %s, width: 100%%), caption: [%s], numbering: none, supplement: none)',
     C.typst_string(image.src), C.typst_string(alt), caption)
@@ -72,29 +87,51 @@ local function quarto_callout(node)
 end
 
 -- Quarto keeps terminal colour codes and, for an error, the whole traceback; scripts/render shows
--- output as plain text and an error as its last line ("Type: message").
+-- output as plain text and an error as its last line ("Type: message"). For HTML, Quarto has
+-- already turned coloured output into raw HTML (`::: {.ansi-escaped-output}` around `<pre>` with
+-- spans): read that back to plain text first.
 local ANSI = "\27%[[0-9;?]*[A-Za-z]"
+
+local function error_message(text)
+  -- The message starts at the last unindented "Name: ..." line that is not a frame's header.
+  local lines, start = {}, nil
+  for line in (text .. "\n"):gmatch("([^\n]*)\n") do
+    table.insert(lines, line)
+    if line:match("^[%a_][%w_.]*: ") and not line:match("^File ") and not line:match("^Cell ") then
+      start = #lines
+    end
+  end
+  if not start then return text end
+  return (table.concat(lines, "\n", start):gsub("%s+$", ""))
+end
+
+local function plain_text(raw)
+  local text
+  pandoc.read(raw, "html").blocks:walk({ CodeBlock = function(cb) text = text or cb.text end })
+  return text
+end
 
 local function quarto_output(div)
   local is_error = C.has_class(div, "cell-output-error")
-  return div:walk({ CodeBlock = function(cb)
-    local text = cb.text:gsub(ANSI, "")
-    if is_error then
-      -- The message starts at the last unindented "Name: ..." line that is not a frame's header.
-      local lines, start = {}, nil
-      for line in (text .. "\n"):gmatch("([^\n]*)\n") do
-        table.insert(lines, line)
-        if line:match("^[%a_][%w_.]*: ") and not line:match("^File ") and not line:match("^Cell ") then
-          start = #lines
-        end
-      end
-      if start then
-        text = table.concat(lines, "\n", start):gsub("%s+$", "")
-      end
-    end
-    cb.text = text
-    return cb
-  end })
+  local function clean(text)
+    text = text:gsub(ANSI, "")
+    if is_error then text = error_message(text) end
+    return text
+  end
+  return div:walk({
+    Div = function(inner)
+      if not C.has_class(inner, "ansi-escaped-output") then return nil end
+      local text
+      inner:walk({ RawBlock = function(raw)
+        if raw.format == "html" then text = text or plain_text(raw.text) end
+      end })
+      if text then return pandoc.CodeBlock(clean(text)) end
+    end,
+    CodeBlock = function(cb)
+      cb.text = clean(cb.text)
+      return cb
+    end,
+  })
 end
 
 return {
@@ -152,11 +189,10 @@ return {
       -- otherwise replace the figure by a stretched image and a caption paragraph).
       -- Screen readers get the figure's description, not the caption a second time.
       return fig:walk({ Image = function(img)
-        local alt = img.attributes["fig-alt"]
-        if alt then
-          img.caption = pandoc.Inlines(alt)
-          img.attributes["fig-alt"] = nil
-        end
+        local alt = alt_text(fig, img)
+        img.caption = pandoc.Inlines(alt)
+        -- Quarto writes the img's alt from fig-alt (and drops the caption); pandoc from the caption.
+        if C.quarto then img.attributes["fig-alt"] = alt else img.attributes["fig-alt"] = nil end
         if C.quarto then img.classes:insert("nostretch") end
         return img
       end })

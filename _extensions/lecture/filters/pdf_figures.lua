@@ -48,8 +48,9 @@ local function label_of(cell)
   return meta and meta.label or nil
 end
 
--- Quarto names an extracted output "<label>-output-<n>" or "cell-<index>-output-<n>".
-local function find_output(name)
+-- Quarto names an extracted output "<label>-output-<n>" or "cell-<index>-output-<n>": the notebook
+-- output it came from (the n-th output if it has `mime`, else the n-th output that has it).
+local function find_output(name, mime)
   local nb = load_notebook()
   if not nb then return nil end
   local owner, n = name:match("^(.-)%-output%-(%d+)$")
@@ -62,24 +63,36 @@ local function find_output(name)
     if cell.cell_type == "code" then code_cells = code_cells + 1 end
     if cell.cell_type == "code" and (label_of(cell) == owner or (index and code_cells + 1 == index)) then
       local outputs = cell.outputs or {}
-      local with_pdf = {}
+      local with_mime = {}
       for _, out in ipairs(outputs) do
-        if out.data and out.data["application/pdf"] then table.insert(with_pdf, out) end
+        if out.data and out.data[mime] then table.insert(with_mime, out) end
       end
-      -- The n-th output if it has a PDF, else the n-th output that has one.
-      local chosen = outputs[n] and outputs[n].data and outputs[n].data["application/pdf"] and outputs[n]
-        or with_pdf[n] or with_pdf[1]
-      if chosen then return joined(chosen.data["application/pdf"]) end
+      return outputs[n] and outputs[n].data and outputs[n].data[mime] and outputs[n]
+        or with_mime[n] or with_mime[1]
     end
   end
   return nil
 end
 
+local function output_name(src)
+  return src:match("([^/\\]+)%.[%a]+$")
+end
+
+-- The output's own description (text/plain), as scripts/render uses it for alt text: modtree's
+-- figures describe the tree there; matplotlib's "<Figure size …>" describes nothing.
+function M.description_for(src)
+  local name = output_name(src)
+  local out = name and find_output(name, "image/svg+xml")
+  local text = out and joined(out.data["text/plain"] or "") or ""
+  if text == "" or text:match("^<Figure") then return nil end
+  return text
+end
+
 function M.pdf_for(src)
   if not src:match("%.svg$") then return src end
-  local name = src:match("([^/\\]+)%.svg$")
-  local payload = find_output(name)
-  if not payload then return src end
+  local out = find_output(output_name(src), "application/pdf")
+  if not out then return src end
+  local payload = joined(out.data["application/pdf"])
   local _, contents = pandoc.mediabag.fetch("data:application/pdf;base64," .. payload:gsub("%s", ""))
   local target = src:gsub("%.svg$", ".pdf")
   local f = io.open(target, "wb")

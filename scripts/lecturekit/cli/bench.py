@@ -5,6 +5,7 @@
   scripts/bench --scale 10 30 91    the course sizes to build (91: the whole course; ~2-3 minutes on 2 cores)
   scripts/bench --skip-lecture      only the course table;  --skip-scale: only the lectures
   scripts/bench --skip-quarto       no `quarto render` timings (they run when $QUARTO or a quarto on PATH exists)
+  scripts/bench --skip-preview      no `scripts/preview` timings (a prose edit to the rebuilt deck)
 
 Everything runs in throwaway copies of the project (the working tree's lectures, code, theme and
 expectations, built by `scaffold.ProjectBuilder` as the tests build theirs), so the benchmark neither reads nor disturbs `_build/` and `_output/`. It measures and
@@ -16,6 +17,7 @@ import json
 import os
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -46,6 +48,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--skip-lecture", action="store_true", help="no single-lecture measurements")
     parser.add_argument("--skip-scale", action="store_true", help="no synthetic-course measurements")
     parser.add_argument("--skip-quarto", action="store_true", help="no `quarto render` measurements")
+    parser.add_argument("--skip-preview", action="store_true", help="no `scripts/preview` measurements")
     parser.add_argument("--json", metavar="FILE", help="also write every number as JSON")
     parser.add_argument("--keep", action="store_true", help="keep the temporary projects (paths printed)")
     return parser.parse_args(argv)
@@ -314,7 +317,7 @@ def quarto_project(folder, lecture):
     """A lecture project Quarto can render: also the scripts its pre-render and post-render run, and
     the settings scripts/setup checks (the venv is linked, as the npm packages are)."""
     lecture_project(folder, lecture)
-    shutil.copytree(ROOT / "scripts", folder / "scripts", ignore=_ignore)
+    shutil.copytree(ROOT / "scripts", folder / "scripts", ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"))
     for name in ("pyproject.toml", "package.json"):
         shutil.copy(ROOT / name, folder / name)
     (folder / ".venv").symlink_to(ROOT / ".venv")
@@ -343,24 +346,65 @@ def bench_quarto(args, tmp, numbers, lecture):
         ours = {"cold": render(project, lecture, "--fresh").seconds,
                 "warm": render(project, lecture, "--force").seconds}
     project = quarto_project(tmp / f"quarto-{lecture}", lecture)
-    # 1. From our executed notebooks: pre-render executes (cold), then again with the cache valid.
+    # 1. From our executed notebooks: pre-render executes (cold); then nothing changed and one prose
+    # sentence changed (pre-render hands Quarto only the changed lecture), medians of 3, beside
+    # scripts/render doing the same in the same project.
     cold = time_quarto(quarto, project)
-    warm = time_quarto(quarto, project)
+    nothing = statistics.median(time_quarto(quarto, project) for _ in range(3))
+    prose = statistics.median(edit_prose(project, lecture, n) or time_quarto(quarto, project) for n in range(3))
+    render(project)  # our products, then the same two cases for scripts/render
+    ours_nothing = statistics.median(render(project).seconds for _ in range(3))
+    ours_prose = statistics.median(edit_prose(project, lecture, n + 3) or render(project).seconds for n in range(3))
     # 2. Quarto executing the source itself (once per format, in its own kernel).
     source = quarto_project(tmp / f"quarto-source-{lecture}", lecture)
     executing = time_quarto(quarto, source, f"lectures/{lecture}/index.qmd")
     rows = [
         ("quarto render, pre-render executes (cold)", cold, ours["cold"], "scripts/render --fresh"),
-        ("quarto render, execution cached", warm, ours["warm"], "scripts/render --force"),
+        ("quarto render, nothing changed (median of 3)", nothing, ours_nothing, "scripts/render, same"),
+        ("quarto render, one prose sentence (median of 3)", prose, ours_prose, "scripts/render, same"),
         (f"quarto render lectures/{lecture}/index.qmd (Quarto executes)", executing, ours["cold"],
          "scripts/render --fresh"),
     ]
     for label, seconds, base, base_label in rows:
         print(f"{label:<62} {seconds:6.2f} s   = {seconds / base:4.1f} x {base_label} ({base:.2f} s)")
     numbers.setdefault("quarto", {})[lecture] = {
-        "cold": cold, "warm": warm, "source": executing, "ratio_cold": cold / ours["cold"],
-        "ratio_warm": warm / ours["warm"], "ratio_source": executing / ours["cold"]}
+        "cold": cold, "nothing_changed": nothing, "prose_edit": prose, "ours_nothing_changed": ours_nothing,
+        "ours_prose_edit": ours_prose, "source": executing, "ratio_cold": cold / ours["cold"],
+        "ratio_source": executing / ours["cold"]}
     print(flush=True)
+
+
+def edit_prose(project, lecture, n):
+    """Change one prose sentence of the lecture: a paragraph at the end of its first section file."""
+    folder = Path(project) / "lectures" / lecture
+    section = (sorted(folder.glob("_*.qmd")) or [folder / "index.qmd"])[0]
+    text = section.read_text(encoding="utf-8")
+    section.write_text(text + f"\n\nসম্পাদনার পরীক্ষা {n}।\n", encoding="utf-8")
+
+
+# ---- scripts/preview -------------------------------------------------------------------------------
+
+def bench_preview(args, tmp, numbers, lecture):
+    """From a saved prose edit to the new deck in place (no kernel, no handout), medians of 3; the
+    browser's reload adds its page load (tests/test_preview.py prints that end to end)."""
+    from lecturekit.course.preview import PreviewDeck
+    from lecturekit.course.project import Project
+    print(f"== scripts/preview of {lecture} ==", flush=True)
+    folder = lecture_project(tmp / f"preview-{lecture}", lecture)
+    render(folder, lecture, "--execute-only")
+    project = Project(Path(folder))
+    deck = PreviewDeck(project, project.lectures_dir / lecture, say=lambda line: None)
+    deck.build()
+
+    def rebuild(n):
+        edit_prose(folder, lecture, n)
+        started = time.perf_counter()
+        deck.build()
+        return time.perf_counter() - started
+
+    seconds = statistics.median(rebuild(n) for n in range(3))
+    print(f"{'prose edit -> deck rebuilt (median of 3)':<62} {seconds:6.2f} s\n", flush=True)
+    numbers.setdefault("preview", {})[lecture] = {"prose_edit": seconds}
 
 
 # ---- scale ---------------------------------------------------------------------------------------
@@ -420,6 +464,9 @@ def main(argv: list[str] | None = None) -> int:
         if not args.skip_quarto:
             for lecture in lectures:
                 bench_quarto(args, tmp, numbers, lecture)
+        if not args.skip_preview:
+            for lecture in lectures:
+                bench_preview(args, tmp, numbers, lecture)
         if not args.skip_scale:
             bench_scale(args, tmp, numbers)
     finally:

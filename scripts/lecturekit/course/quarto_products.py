@@ -1,14 +1,26 @@
-"""Quarto's post-render step: move Quarto's products to where scripts/render writes them.
+"""Quarto's pre- and post-render steps (scripts/execute, scripts/quarto-post-render).
 
-Quarto mirrors the input's folder under the output directory: the executed notebook
+Pre-render: execute every lecture through our executor and cache (scripts/render --execute-only),
+then hand Quarto only the lectures whose products are stale: `_build/quarto-render.yml` lists their
+executed notebooks. A product is current when `_build/<lecture>/quarto-products.json` records the
+inputs it was written from (the executed notebook, the lecture folder, theme, filters, writer) and
+the product on disk is the one recorded (size and time): scripts/render writing the same file
+makes it stale for Quarto, as Quarto writing it makes it stale for scripts/render.
+
+Post-render: Quarto mirrors the input's folder under the output directory: the executed notebook
 `_build/<lecture>/<lecture>.ipynb` becomes `_output/_build/<lecture>/<lecture>.html` and `.pdf`, and
 `quarto render lectures/<lecture>/index.qmd` writes `_output/lectures/<lecture>/index.*`. Authors
-look for `_output/<lecture>/slides.html` and `handout.pdf`, so every product goes there.
+look for `_output/<lecture>/slides.html` and `handout.pdf`, so every product goes there. Then the
+course page and each lecture's `code.zip`, as scripts/render writes them.
 """
+import json
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
+
+from lecturekit.course.project import Project
 
 PRODUCT_NAMES = {".html": "slides.html", ".pdf": "handout.pdf"}
 SOURCE_FOLDERS = ("_build", "lectures")  # the folders Quarto renders lectures from
@@ -39,7 +51,8 @@ def destination(product: Path, output_dir: Path) -> Path | None:
     return output_dir / parts[1] / PRODUCT_NAMES[product.suffix]
 
 
-def place(project: Path, output_dir: Path, files: list[str]) -> list[Path]:
+def place(project: Path, output_dir: Path, files: list[str]) -> list[tuple[Path, str]]:
+    """Move each product; return (where it went, the folder Quarto rendered it from)."""
     placed = []
     for name in files:
         product = (project / name).resolve()
@@ -48,13 +61,16 @@ def place(project: Path, output_dir: Path, files: list[str]) -> list[Path]:
         if target is None or not product.exists():
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
+        if product.suffix == ".html":
+            strip_mathjax_notes_style(product)
+        source = parts_of(product, output_dir)[0]
         os.replace(product, target)
-        placed.append(target)
+        placed.append((target, source))
         # What Quarto left beside the product (figure copies for Typst) belongs to no reader, nor
         # does the executed notebook it kept beside a source (keep-ipynb, for the handout's figures).
         folder = product.parent
         shutil.rmtree(folder / f"{product.stem}_files", ignore_errors=True)
-        if parts_of(product, output_dir)[0] == "lectures":
+        if source == "lectures":
             (project / "lectures" / target.parent.name / f"{product.stem}.quarto_ipynb").unlink(missing_ok=True)
         for empty in (folder, folder.parent):
             try:
@@ -64,8 +80,105 @@ def place(project: Path, output_dir: Path, files: list[str]) -> list[Path]:
     return placed
 
 
+# Quarto's revealjs post-processor appends a MathJax stylesheet to every speaker-notes aside; the
+# deck uses KaTeX, and the notes window would show the rule among the notes' text nodes.
+MATHJAX_NOTES_STYLE = re.compile(r'<style type="text/css">\s*span\.MJX_Assistive_MathML \{[^}]*\}\s*</style>\s*')
+
+
+def strip_mathjax_notes_style(deck: Path) -> None:
+    html = deck.read_text(encoding="utf-8")
+    kept = MATHJAX_NOTES_STYLE.sub("", html)
+    if kept != html:
+        deck.write_text(kept, encoding="utf-8")
+
+
 RENDER_LIST = Path("_build") / "quarto-render.yml"
 EXCLUSION_MARK = "# render-all-exclusion"
+MANIFEST = "quarto-products.json"
+FORMAT_PRODUCTS = {"revealjs": "slides.html", "typst": "handout.pdf"}
+
+
+class QuartoManifest:
+    """`_build/<lecture>/quarto-products.json`: per product, the inputs Quarto wrote it from and
+    the file it wrote (size, time)."""
+
+    def __init__(self, project: Project, name: str):
+        self.path = project.build_dir / name / MANIFEST
+        self.output = project.output_dir / name
+        try:
+            self.entries = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError):
+            self.entries = {}
+
+    def _stat(self, product: str):
+        try:
+            stat = (self.output / product).stat()
+        except OSError:
+            return None
+        return [stat.st_size, stat.st_mtime_ns]
+
+    def fresh(self, inputs: dict) -> bool:
+        return all(self.entries.get(product, {}).get("inputs") == digest
+                   and self._stat(product) == self.entries[product].get("stat")
+                   for product, digest in inputs.items())
+
+    def record(self, product: str, digest: str | None) -> None:
+        """`digest` None: the product is not from the executed notebook (Quarto executed the source)."""
+        if digest is None:
+            self.entries.pop(product, None)
+        else:
+            self.entries[product] = {"inputs": digest, "stat": self._stat(product)}
+
+    def save(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(self.entries, indent=1, sort_keys=True), encoding="utf-8")
+        os.replace(tmp, self.path)
+
+
+def product_digests(project: Project, name: str, theme: str) -> dict | None:
+    """{product: digest of what it is written from}; None when the lecture has no executed notebook."""
+    from lecturekit.course.builder import product_inputs
+    try:
+        notebook = project.notebook_path(name).read_bytes()
+    except OSError:
+        return None
+    return {product: product_inputs(theme, notebook, project.lectures_dir / name, f"quarto {fmt}")
+            for fmt, product in FORMAT_PRODUCTS.items()}
+
+
+def stale_lectures(project: Project) -> tuple[dict, list[str]]:
+    """({lecture: its products' digests} for the lectures Quarto must render, the current ones)."""
+    from lecturekit.course.builder import theme_digest
+    theme = theme_digest(project)
+    stale, current = {}, []
+    for folder in project.lectures():
+        digests = product_digests(project, folder.name, theme)
+        if digests is None:
+            continue
+        if QuartoManifest(project, folder.name).fresh(digests):
+            current.append(folder.name)
+        else:
+            stale[folder.name] = digests
+    return stale, current
+
+
+def write_render_list(project: Project, lectures: list[str]) -> None:
+    """`_build/quarto-render.yml`, which `_quarto.yml` reads through `metadata-files` (Quarto reads
+    the project again after pre-render): the executed notebooks to render, the sources left out."""
+    lines = ["# Written by scripts/execute for one `quarto render` of the project: render these executed",
+             "# notebooks (the lectures whose products changed), not the sources (scripts/quarto-post-render",
+             "# drops the exclusion again, so that `quarto render lectures/<lecture>/index.qmd` stays a",
+             "# render inside the project).",
+             "project:",
+             "  render:"]
+    lines += [f"    - {project.notebook_path(name).relative_to(project.root).as_posix()}" for name in lectures]
+    lines.append(f'    - "!lectures/"  {EXCLUSION_MARK}')
+    path = project.root / RENDER_LIST
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
 
 
 def keep_sources_in_project(project: Path) -> None:
@@ -78,17 +191,79 @@ def keep_sources_in_project(project: Path) -> None:
     except OSError:
         return
     kept = [line for line in lines if EXCLUSION_MARK not in line]
+    if not any(line.startswith("    - ") for line in kept):
+        # An empty `render:` is null, which Quarto rejects when it next reads the project.
+        kept = [line.replace("  render:", "  render: []") if line.rstrip() == "  render:" else line for line in kept]
     if kept != lines:
         path.write_text("".join(kept), encoding="utf-8")
 
 
-def main() -> int:
-    project = Path.cwd()
-    output_dir = project / os.environ.get("QUARTO_PROJECT_OUTPUT_DIR", "_output")
-    for target in place(project, output_dir, output_files()):
-        print(f"quarto: {os.path.relpath(target, project)}", file=sys.stderr)
-    keep_sources_in_project(project)
+PENDING = "quarto-pending.json"  # in _build/: what pre-render handed Quarto, for post-render to record
+
+
+def record(project: Project, placed: list[tuple[Path, str]]) -> None:
+    """Note what each placed product was written from: the executed notebook pre-render listed
+    (a project render) or not (Quarto executed a source itself: the next project render writes it
+    again). The digests come from pre-render, so this step imports no executor."""
+    try:
+        pending = json.loads((project.build_dir / PENDING).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        pending = {}
+    for name in sorted({target.parent.name for target, _source in placed}):
+        manifest = QuartoManifest(project, name)
+        for target, source in placed:
+            if target.parent.name == name:
+                digest = pending.get(name, {}).get(target.name) if source == "_build" else None
+                manifest.record(target.name, digest)
+        manifest.save()
+
+
+def pre_render(argv: list[str]) -> int:
+    """Execute through our executor and cache, then list the lectures Quarto has to render."""
+    if os.environ.get("QUARTO_PROJECT_OUTPUT_DIR") and not os.environ.get("QUARTO_PROJECT_RENDER_ALL"):
+        # Quarto renders named files: only the executed notebooks among them need our executor.
+        inputs = os.environ.get("QUARTO_PROJECT_INPUT_FILES")
+        spill = os.environ.get("QUARTO_USE_FILE_FOR_PROJECT_INPUT_FILES")
+        if inputs is None and spill:
+            inputs = Path(spill).read_text(encoding="utf-8")
+        if "_build/" not in (inputs or ""):
+            return 0
+    from lecturekit.course import render
+    status = render.main(["--execute-only", "--quiet", *argv])
+    if status:
+        return status
+    project = Project.find()
+    stale, current = stale_lectures(project)
+    pending = project.build_dir / PENDING
+    pending.write_text(json.dumps(stale, indent=1, sort_keys=True), encoding="utf-8")
+    write_render_list(project, list(stale))
+    if current:
+        print(f"quarto: {len(current)} lecture(s) unchanged since Quarto wrote them: {', '.join(current)}",
+              file=sys.stderr)
+    if not stale:
+        print("quarto: nothing to render", file=sys.stderr)
     return 0
+
+
+def post_render() -> int:
+    from lecturekit.course import site
+    project = Project.find()
+    output_dir = project.root / os.environ.get("QUARTO_PROJECT_OUTPUT_DIR", "_output")
+    placed = place(project.root, output_dir, output_files())
+    for target, _source in placed:
+        print(f"quarto: {os.path.relpath(target, project.root)}", file=sys.stderr)
+    record(project, placed)
+    keep_sources_in_project(project.root)
+    site.build_site(project)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    from lecturekit.errors import run_command
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["pre-render"]:
+        return run_command(lambda: pre_render(argv[1:]))
+    return run_command(post_render)
 
 
 if __name__ == "__main__":

@@ -234,7 +234,7 @@ REVEALJS = Format(
         # Fixed by this renderer: always KaTeX, always one self-contained file.
         "html-math-method": ignored, "embed-resources": ignored, "self-contained-math": ignored,
         "code-line-numbers": ignored, "highlight-style": ignored, "slide-tone": ignored,
-        "output-file": ignored, "menu": ignored,
+        "output-file": ignored, "menu": ignored, "code-copy": ignored,
         # `![…](../../figures/09-nn-module/drawn)`: the slides take drawn.svg, the handout drawn.pdf.
         "default-image-extension": arg("--default-image-extension"),
     },
