@@ -456,3 +456,117 @@ def test_print_deck_writes_one_page_per_step_and_a_notes_version(mini):
     notes = subprocess.run(["pdftotext", "-raw", str(out / "slides-notes.pdf"), "-"],
                            capture_output=True, text=True).stdout
     assert "বক্তার নোট।" in notes
+
+
+# ---- navigation: → walks everything, the menu jumps to a part -----------------------------------
+
+STATE = "(() => { const i = Reveal.getIndices(); return [i.h, i.v || 0, i.f === undefined ? null : i.f]; })()"
+AT_END = "Reveal.isLastSlide() && !Reveal.availableFragments().next"
+
+
+def every_state(page):
+    """Each (h, v, fragment) a presenter must reach: every slide, and each of its fragment steps."""
+    wanted = []
+    for s in slides_of(page):
+        wanted.append((s["h"], s["v"], -1 if s["steps"] else None))
+        wanted += [(s["h"], s["v"], f) for f in range(s["steps"])]
+    return wanted
+
+
+def press_right_to_the_end(page, limit):
+    seen = [tuple(page.evaluate(STATE))]
+    for _ in range(limit):
+        if page.evaluate(AT_END):
+            break
+        page.keyboard.press("ArrowRight")
+        seen.append(tuple(page.evaluate(STATE)))
+    return seen
+
+
+@every_lecture
+def test_right_arrow_walks_every_slide_and_step_in_order(browser, rendered, lecture):
+    """What a presenter does: → from the title slide to the end shows every slide and every
+    fragment step, in deck order, one at a time (reveal.js's 'default' mode would jump from part
+    divider to part divider)."""
+    context, page = open_deck(browser, rendered, lecture)
+    try:
+        assert page.evaluate("Reveal.getConfig().navigationMode") == "linear"
+        wanted = every_state(page)
+        seen = press_right_to_the_end(page, 3 * len(wanted))
+    finally:
+        context.close()
+    assert seen == wanted, (f"{len(wanted)} steps in the deck, → showed {len(seen)}; first missed: "
+                            f"{[w for w in wanted if w not in seen][:5]}")
+
+
+@every_lecture
+def test_slide_menu_lists_every_slide_under_its_part_and_jumps(browser, rendered, lecture):
+    """M opens the menu: every slide by its title, each part's slides indented under it; a click
+    goes to that slide. Nothing is fetched for it (the deck's offline test covers requests)."""
+    context, page = open_deck(browser, rendered, lecture)
+    try:
+        page.wait_for_function("!!document.querySelector('.slide-menu-button')")
+        page.keyboard.press("m")
+        page.wait_for_function("document.querySelector('.slide-menu').getBoundingClientRect().right > 100")
+        items = page.evaluate("""[...document.querySelectorAll('.slide-menu-items li')].map(li => ({
+            h: +li.getAttribute('data-slide-h'), v: +(li.getAttribute('data-slide-v') || 0),
+            nested: li.classList.contains('slide-menu-item-vertical'),
+            title: li.querySelector('.slide-menu-item-title').textContent.trim()}))""")
+        slides = slides_of(page)
+        assert len(items) == len(slides), (len(items), len(slides))
+        for item, slide in zip(items, slides):
+            assert (item["h"], item["v"]) == (slide["h"], slide["v"])
+            assert item["title"] and item["title"] in " ".join(slide["title"].split()) or \
+                " ".join(slide["title"].split()).startswith(item["title"][:20]), (item, slide["title"])
+            # a part's own slides sit under its divider
+            assert item["nested"] == (slide["v"] > 0)
+        target = next(s for s in slides if s["v"] > 2)
+        page.click(f".slide-menu-items li[data-slide-h='{target['h']}'][data-slide-v='{target['v']}']")
+        page.wait_for_function(f"Reveal.getIndices().h === {target['h']} && Reveal.getIndices().v === {target['v']}")
+        shots = ARTIFACTS / lecture.name
+        shots.mkdir(parents=True, exist_ok=True)
+        page.keyboard.press("m")
+        page.wait_for_timeout(400)
+        page.screenshot(path=str(shots / "menu.png"))
+    finally:
+        context.close()
+
+
+def test_navigation_mode_is_set_as_quarto_spells_it(mini, browser):
+    """`navigation-mode` in the front matter reaches the deck: 'default' makes → jump from part to
+    part (the reason the course sets 'linear'), and without it the deck is linear."""
+    body = """
+        # প্রথম অংশ {#sec-one}
+
+        ## ক {#sec-k}
+
+        এক।
+
+        ## খ {#sec-kh}
+
+        দুই।
+
+        # দ্বিতীয় অংশ {#sec-two}
+
+        ## গ {#sec-g}
+
+        তিন।
+        """
+    for mode, expected in ((None, ["title-slide", "sec-one", "sec-k", "sec-kh", "sec-two", "sec-g"]),
+                           ("default", ["title-slide", "sec-one", "sec-two"])):
+        front = {"title": "নেভিগেশন"} | ({"format": {"revealjs": {"navigation-mode": mode}}} if mode else {})
+        mini.write(body, front=front)
+        assert mini.render().returncode == 0
+        page = browser.new_page(viewport={"width": 1280, "height": 720})
+        try:
+            page.goto(mini.slides.as_uri())
+            page.wait_for_function("window.Reveal && Reveal.isReady()")
+            ids = [page.evaluate("Reveal.getCurrentSlide().id")]
+            for _ in range(5):
+                if page.evaluate("!Reveal.availableRoutes().right"):
+                    break
+                page.keyboard.press("ArrowRight")
+                ids.append(page.evaluate("Reveal.getCurrentSlide().id"))
+        finally:
+            page.close()
+        assert ids == expected, (mode, ids)
