@@ -316,6 +316,19 @@ def test_glossary_terms_stay_with_their_meaning(text_lines, lecture):
             pytest.fail(f"page {number} ends with the glossary term {lines[-1][0]!r}, its meaning on the next page")
 
 
+def test_the_viewer_shows_the_title(rendered, lecture):
+    from pdfminer.pdfdocument import PDFDocument
+    from pdfminer.pdfparser import PDFParser
+    from pdfminer.pdftypes import resolve1
+
+    with open(lecture.product(rendered, "handout.pdf"), "rb") as f:
+        document = PDFDocument(PDFParser(f))
+        preferences = resolve1(document.catalog.get("ViewerPreferences")) or {}
+        info = document.info[0] if document.info else {}
+    assert preferences.get("DisplayDocTitle") is True, preferences
+    assert info.get("Title"), "the viewer would have no title to show"
+
+
 # ---- rules on a small document --------------------------------------------------------------------
 
 SAMPLE = r"""

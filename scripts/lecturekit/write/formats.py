@@ -23,6 +23,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from lecturekit.errors import LectureError
+from lecturekit.write.pdfprefs import display_doc_title
 from lecturekit.words import WORDS
 
 if TYPE_CHECKING:
@@ -202,6 +203,8 @@ def compile_typst(writer: LectureWriter, typ: Path, pdf: Path) -> None:
     run = writer.children.run([sys.executable, "-c", _TYPST_CHILD, json.dumps(options)], cwd=writer.build)
     if run.returncode != 0:
         raise LectureError(f"typst could not compile the handout: {run.stderr.strip()}", typ)
+    # The viewer shows the handout's title, not its file name (Typst has no setting for it).
+    display_doc_title(pdf)
 
 
 # ---- the record ---------------------------------------------------------------------------------
