@@ -83,7 +83,8 @@ class Page:
 
     def lines(self, band: float = 1.5) -> list[Line]:
         """Text lines top to bottom, without the running header and the page number."""
-        body = [g for g in self.text if 0.06 * self.height < g.y < 0.93 * self.height and g.text.strip()]
+        # Baselines between the page number (about 24 pt up) and the running header (about 811 pt).
+        body = [g for g in self.text if 0.04 * self.height < g.y < 0.955 * self.height and g.text.strip()]
         lines: list[Line] = []
         for g in sorted(body, key=lambda g: -g.y):
             if lines and abs(lines[-1].glyphs[0].y - g.y) < band:
@@ -267,7 +268,7 @@ def poppler_lines(pdf) -> list[list[tuple[str, float, float]]]:
         lines = []
         for attrs, body in re.findall(r"<line (.*?)>(.*?)</line>", page, re.S):
             box = dict(re.findall(r'(\w+)="([\d.]+)"', attrs))
-            if not 0.06 * height < float(box["yMin"]) < 0.93 * height:
+            if not 0.045 * height < float(box["yMin"]) < 0.955 * height:
                 continue
             text = " ".join(html.unescape(w) for w in re.findall(r"<word [^>]*>(.*?)</word>", body))
             lines.append((text, float(box["xMin"]), float(box["xMax"])))
