@@ -339,3 +339,115 @@ def test_lecture09_shows_its_plots_in_both_products(rendered):
     text = pdf_text(rendered / "09-nn-module" / "handout.pdf")
     assert re.search(r"ছবি ৯\.\d — training loss, লগ স্কেলে", text)
     assert re.search(r"ছবি ৯\.\d — একই batch-এর গড়", text)
+
+
+# ---------------------------------------------------------------- greyscale and numerals
+
+from conftest import LECTURES  # noqa: E402
+from courseplot.mime import STYLE_MIME  # noqa: E402
+
+# Two fills a greyscale copy still tells apart (0 black, 1 white).
+GREY_STEP = 0.25
+
+
+def series_key(series):
+    """What survives a greyscale copy of a series, its colour aside."""
+    if series["kind"] == "bars":
+        return ("bars", series["hatch"])
+    return (series["kind"].replace("reference ", ""), series.get("dashes", "none"), series["marker"], series["hollow"])
+
+
+def look_alike(axes):
+    """Pairs of series in one axes that a greyscale copy shows the same way."""
+    shown = [s for s in axes["series"] if s["kind"] != "reference line" or not s["label"].startswith("line ")]
+    pairs = []
+    for i, a in enumerate(shown):
+        for b in shown[i + 1:]:
+            if series_key(a) != series_key(b):
+                continue
+            greys_a, greys_b = a.get("greys", [a.get("grey")]), b.get("greys", [b.get("grey")])
+            if abs(sum(greys_a) / len(greys_a) - sum(greys_b) / len(greys_b)) >= GREY_STEP:
+                continue
+            pairs.append((a["label"], b["label"]))
+    return pairs
+
+
+def executed_figures(lecture):
+    import nbformat
+
+    nb = nbformat.read(ROOT / "_build" / lecture.name / f"{lecture.name}.ipynb", as_version=4)
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            if STYLE_MIME in out.get("data", {}):
+                yield cell.metadata.get("lecture", {}).get("label") or cell.source[:40], out["data"][STYLE_MIME]
+
+
+@pytest.mark.parametrize("lecture", LECTURES, ids=str)
+def test_every_plot_reads_in_greyscale(rendered, lecture):
+    """Each plot's series, as drawn (dashes, markers, hollow or filled, grey level), differ in a
+    greyscale copy: colour alone never carries a series."""
+    figures = list(executed_figures(lecture))
+    assert figures, "the lecture shows plots"
+    alike = {label: pairs for label, style in figures for axes in style["axes"] if (pairs := look_alike(axes))}
+    assert not alike, f"series a greyscale copy cannot tell apart: {alike}"
+
+
+def test_the_course_style_separates_lines_colour_alone_would_not(tmp_path):
+    """Three lines of one dash pattern, told apart by colour only: the check sees them alike, and
+    the course style's finishing gives them markers (the check is the test's own mutation)."""
+    courseplot.use_style()
+    fig, ax = plt.subplots()
+    for k, colour in enumerate(["#2c6fbb", "#b25500", "#2e7d32"]):
+        ax.plot(range(40), [k + i / 40 for i in range(40)], color=colour, ls="-", label=f"s{k}")
+    before = look_alike(courseplot.plot_style(fig)["axes"][0])
+    assert len(before) == 3, before
+    courseplot.finish(fig)
+    assert look_alike(courseplot.plot_style(fig)["axes"][0]) == []
+    markers = [line.get_marker() for line in ax.get_lines()]
+    assert len(set(markers)) == 3 and all(line.get_markevery() for line in ax.get_lines()[1:]), markers
+    # Finishing twice (each draw finishes) changes nothing more.
+    courseplot.finish(fig)
+    assert [line.get_marker() for line in ax.get_lines()] == markers
+    # The default cycle alone already separates lines that set nothing but their colour.
+    fig2, ax2 = plt.subplots()
+    for colour in ["#2c6fbb", "#b25500", "#2e7d32"]:
+        ax2.plot([0, 1], [0, 1], color=colour)
+    assert look_alike(courseplot.plot_style(fig2)["axes"][0]) == []
+    plt.close("all")
+
+
+def test_one_set_of_numerals_and_no_exponents():
+    """A figure that writes a Bengali digit anywhere gets Bengali tick labels; a log axis labels
+    its ticks as plain numbers (no small exponents); the plot's data is unchanged."""
+    courseplot.use_style()
+    fig, ax = plt.subplots()
+    bars = ax.barh(["ক", "খ"], [0.5, 1.25])
+    ax.bar_label(bars, labels=["০.৫", "১.২৫"])
+    before = courseplot.plot_data(fig)
+    fig.canvas.draw()
+    ticks = [t.get_text() for t in ax.get_xticklabels()]
+    assert all(re.search("[০-৯]", t) and not re.search("[0-9]", t) for t in ticks if t), ticks
+    assert courseplot.plot_data(fig) == before
+    fig2, ax2 = plt.subplots()
+    ax2.set_yscale("log")
+    ax2.plot([1, 2, 3], [2, 300, 40000])
+    fig2.canvas.draw()
+    labels = [t.get_text() for t in ax2.get_yticklabels() if t.get_text()]
+    assert labels and not any("^" in t or "$" in t for t in labels), labels
+    assert "10,000" in labels and all(not re.search("[০-৯]", t) for t in labels), labels
+    plt.close("all")
+
+
+@pytest.mark.parametrize("lecture", LECTURES, ids=str)
+def test_each_lectures_plots_use_one_set_of_numerals(rendered, lecture):
+    folder = ROOT / "figures" / lecture.name
+    checked = 0
+    for pdf in sorted(folder.glob("*.pdf")):
+        info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True).stdout
+        if "Matplotlib" not in info:
+            continue
+        checked += 1
+        text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True).stdout
+        scripts = {name for name, digits in (("Latin", "[0-9]"), ("Bengali", "[০-৯]")) if re.search(digits, text)}
+        assert len(scripts) <= 1, f"{pdf.name} mixes Latin and Bengali digits: {text.split()}"
+    assert checked, "the lecture has plots"

@@ -321,15 +321,41 @@ def test_quiz_answers_in_quartos_deck(browser, from_notebooks, lecture):
         page.evaluate(f"location.hash = '#/{ident}'")
         page.wait_for_function(f"Reveal.getCurrentSlide().id === '{ident}'")
         page.click(f"#{ident} .quiz-option[data-correct='false']")
-        # The explanation is the slide's next step: it becomes visible (and fades in).
-        page.wait_for_function(f"document.querySelector('#{ident} .quiz-explain').classList.contains('visible')")
-        state = page.evaluate(f"""(() => {{ const q = document.querySelector('#{ident} .quiz');
+        look = f"""(() => {{ const q = document.querySelector('#{ident} .quiz');
             return {{feedback: q.querySelector('.quiz-feedback').className,
-                     right: q.querySelectorAll('.quiz-option.right').length}}; }})()""")
+                     right: q.querySelectorAll('.quiz-option.right').length,
+                     explained: q.querySelector('.quiz-explain').classList.contains('visible')}}; }})()"""
+        state = page.evaluate(look)
+        # A wrong vote gives nothing away; the right one shows the explanation (the next step).
+        page.click(f"#{ident} .quiz-option[data-correct='true']")
+        page.wait_for_function(f"document.querySelector('#{ident} .quiz-explain').classList.contains('visible')")
+        after = page.evaluate(look)
     finally:
         context.close()
-    assert "is-wrong" in state["feedback"] and state["right"] == 1, state
+    assert "is-wrong" in state["feedback"] and state["right"] == 0 and not state["explained"], state
+    assert "is-right" in after["feedback"] and after["right"] == 1, after
 
+
+def test_quartos_deck_walks_linear_with_a_slide_menu(browser, from_notebooks, lecture):
+    """The same navigation as our deck: → walks into each part's slides (navigation-mode: linear),
+    and Quarto's own slide menu is there, offline."""
+    project, _log = from_notebooks
+    context = browser.new_context(viewport={"width": 1280, "height": 720}, offline=True)
+    page = context.new_page()
+    try:
+        page.goto((project / "_output" / lecture / "slides.html").as_uri())
+        page.wait_for_function("window.Reveal && Reveal.isReady()")
+        assert page.evaluate("Reveal.getConfig().navigationMode") == "linear"
+        seen = []
+        for _ in range(4):
+            page.keyboard.press("ArrowRight")
+            seen.append(page.evaluate("Reveal.getIndices().v || 0"))
+        assert max(seen) > 0, f"→ never entered a part's slides: {seen}"
+        page.wait_for_function("!!document.querySelector('.slide-menu-button')")
+        page.keyboard.press("m")
+        page.wait_for_function("document.querySelectorAll('.slide-menu-items li').length > 10")
+    finally:
+        context.close()
 
 def test_nothing_changed_renders_nothing(from_notebooks):
     """A second `quarto render` with nothing changed: pre-render hands Quarto no notebook, and no

@@ -81,7 +81,9 @@ def decks(browser, rendered):
             page = context.new_page()
             requests, console = [], []
             page.on("request", lambda r: requests.append(r.url))
-            page.on("console", lambda m: console.append((m.type, m.text)) if m.type in ("error", "warning") else None)
+            # highlight.js reports through console.log("WARN: …"): a warning all the same.
+            page.on("console", lambda m: console.append((m.type, m.text))
+                    if m.type in ("error", "warning") or m.text.startswith("WARN") else None)
             page.on("pageerror", lambda e: console.append(("pageerror", str(e))))
             page.goto(lecture.product(rendered, "slides.html").as_uri())
             page.wait_for_function("window.Reveal && Reveal.isReady()")
@@ -223,12 +225,32 @@ def test_quiz_answers_by_click_and_keyboard(browser, rendered, lecture):
     quiz = page.locator(".slide.present .quiz")
     explain = quiz.locator(".quiz-explain")
     assert not explain.evaluate("e => e.classList.contains('visible')")
+    page.add_style_tag(content="*, *::before, *::after { transition: none !important; }")
+    # Where everything sits before anyone answers: nothing may move when feedback or the answer appears.
+    boxes = """() => [...document.querySelectorAll('.slide.present .quiz *')].filter(e => !e.closest('.quiz-explain'))
+        .map(e => { const r = e.getBoundingClientRect(); return [e.className, Math.round(r.top), Math.round(r.height)]; })"""
+    before = page.evaluate(boxes)
+    right = quiz.locator(".quiz-option[data-correct='true']")
     wrong = quiz.locator(".quiz-option[data-correct='false']").first
     wrong.click()
     feedback = quiz.locator(".quiz-feedback")
-    assert "ঠিক নয়" in feedback.inner_text()
+    assert "নয়" in feedback.inner_text() and "ঠিক উত্তর" not in feedback.inner_text()
     assert "wrong" in wrong.get_attribute("class")
-    assert explain.evaluate("e => e.classList.contains('visible')"), "the reason appears with the feedback"
+    # A wrong vote gives nothing away: no explanation, the right option looks like the others.
+    assert not explain.evaluate("e => e.classList.contains('visible')"), "a wrong click revealed the answer"
+    assert "right" not in (right.get_attribute("class") or "")
+    others = quiz.locator(".quiz-option[data-correct='false']")
+    look = "b => getComputedStyle(b).borderColor + getComputedStyle(b).backgroundColor + getComputedStyle(b, '::after').content"
+    if others.count() > 1:
+        assert right.evaluate(look) == others.nth(1).evaluate(look)
+    moved = [(a, b) for a, b in zip(before, page.evaluate(boxes)) if a[1:] != b[1:]]
+    assert not moved, f"feedback moved the slide's content: {moved[:3]}"
+    # The answer step (→) shows the reason and marks the right option, still without a jump.
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("document.querySelector('.slide.present .quiz-explain').classList.contains('visible')")
+    assert "ঠিক উত্তর" in right.evaluate("b => getComputedStyle(b, '::after').content")
+    moved = [(a, b) for a, b in zip(before, page.evaluate(boxes)) if a[1:] != b[1:]]
+    assert not moved, f"the answer step moved the slide's content: {moved[:3]}"
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     (ARTIFACTS / lecture.name).mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / lecture.name / "quiz.png"))
@@ -252,7 +274,7 @@ def test_quiz_answers_by_click_and_keyboard(browser, rendered, lecture):
     assert "ঠিক!" in page.locator(".slide.present .quiz-feedback").inner_text()
     page.locator(".slide.present .quiz-option[data-correct='false']").first.focus()
     page.keyboard.press("Enter")
-    assert "ঠিক নয়" in page.locator(".slide.present .quiz-feedback").inner_text()
+    assert "নয়" in page.locator(".slide.present .quiz-feedback").inner_text()
     context.close()
 
 
@@ -274,6 +296,7 @@ def test_quiz_in_the_speaker_view(browser, rendered, lecture):
     assert frame is not None, "speaker view shows the slide"
     frame.locator(".slide.present .quiz-option[data-correct='true']").first.click()
     assert "ঠিক!" in frame.locator(".slide.present .quiz-feedback").inner_text()
+    speaker.wait_for_function("document.documentElement.lang === 'bn'")
     notes = speaker.locator(".speaker-controls-notes").inner_text()
     assert re.search("[\u0980-\u09ff]", notes), "Bengali notes in the speaker view"
     context.close()
@@ -456,3 +479,202 @@ def test_print_deck_writes_one_page_per_step_and_a_notes_version(mini):
     notes = subprocess.run(["pdftotext", "-raw", str(out / "slides-notes.pdf"), "-"],
                            capture_output=True, text=True).stdout
     assert "বক্তার নোট।" in notes
+
+
+# ---- navigation: → walks everything, the menu jumps to a part -----------------------------------
+
+STATE = "(() => { const i = Reveal.getIndices(); return [i.h, i.v || 0, i.f === undefined ? null : i.f]; })()"
+AT_END = "Reveal.isLastSlide() && !Reveal.availableFragments().next"
+
+
+def every_state(page):
+    """Each (h, v, fragment) a presenter must reach: every slide, and each of its fragment steps."""
+    wanted = []
+    for s in slides_of(page):
+        wanted.append((s["h"], s["v"], -1 if s["steps"] else None))
+        wanted += [(s["h"], s["v"], f) for f in range(s["steps"])]
+    return wanted
+
+
+def press_right_to_the_end(page, limit):
+    seen = [tuple(page.evaluate(STATE))]
+    for _ in range(limit):
+        if page.evaluate(AT_END):
+            break
+        page.keyboard.press("ArrowRight")
+        seen.append(tuple(page.evaluate(STATE)))
+    return seen
+
+
+@every_lecture
+def test_right_arrow_walks_every_slide_and_step_in_order(browser, rendered, lecture):
+    """What a presenter does: → from the title slide to the end shows every slide and every
+    fragment step, in deck order, one at a time (reveal.js's 'default' mode would jump from part
+    divider to part divider)."""
+    context, page = open_deck(browser, rendered, lecture)
+    try:
+        assert page.evaluate("Reveal.getConfig().navigationMode") == "linear"
+        wanted = every_state(page)
+        seen = press_right_to_the_end(page, 3 * len(wanted))
+    finally:
+        context.close()
+    assert seen == wanted, (f"{len(wanted)} steps in the deck, → showed {len(seen)}; first missed: "
+                            f"{[w for w in wanted if w not in seen][:5]}")
+
+
+@every_lecture
+def test_slide_menu_lists_every_slide_under_its_part_and_jumps(browser, rendered, lecture):
+    """M opens the menu: every slide by its title, each part's slides indented under it; a click
+    goes to that slide. Nothing is fetched for it (the deck's offline test covers requests)."""
+    context, page = open_deck(browser, rendered, lecture)
+    try:
+        page.wait_for_function("!!document.querySelector('.slide-menu-button')")
+        page.keyboard.press("m")
+        page.wait_for_function("document.querySelector('.slide-menu').getBoundingClientRect().right > 100")
+        items = page.evaluate("""[...document.querySelectorAll('.slide-menu-items li')].map(li => ({
+            h: +li.getAttribute('data-slide-h'), v: +(li.getAttribute('data-slide-v') || 0),
+            nested: li.classList.contains('slide-menu-item-vertical'),
+            title: li.querySelector('.slide-menu-item-title').textContent.trim()}))""")
+        slides = slides_of(page)
+        assert len(items) == len(slides), (len(items), len(slides))
+        for item, slide in zip(items, slides):
+            assert (item["h"], item["v"]) == (slide["h"], slide["v"])
+            assert item["title"] and item["title"] in " ".join(slide["title"].split()) or \
+                " ".join(slide["title"].split()).startswith(item["title"][:20]), (item, slide["title"])
+            # a part's own slides sit under its divider
+            assert item["nested"] == (slide["v"] > 0)
+        target = next(s for s in slides if s["v"] > 2)
+        page.click(f".slide-menu-items li[data-slide-h='{target['h']}'][data-slide-v='{target['v']}']")
+        page.wait_for_function(f"Reveal.getIndices().h === {target['h']} && Reveal.getIndices().v === {target['v']}")
+        shots = ARTIFACTS / lecture.name
+        shots.mkdir(parents=True, exist_ok=True)
+        page.keyboard.press("m")
+        page.wait_for_timeout(400)
+        page.screenshot(path=str(shots / "menu.png"))
+    finally:
+        context.close()
+
+
+def test_navigation_mode_is_set_as_quarto_spells_it(mini, browser):
+    """`navigation-mode` in the front matter reaches the deck: 'default' makes → jump from part to
+    part (the reason the course sets 'linear'), and without it the deck is linear."""
+    body = """
+        # প্রথম অংশ {#sec-one}
+
+        ## ক {#sec-k}
+
+        এক।
+
+        ## খ {#sec-kh}
+
+        দুই।
+
+        # দ্বিতীয় অংশ {#sec-two}
+
+        ## গ {#sec-g}
+
+        তিন।
+        """
+    for mode, expected in ((None, ["title-slide", "sec-one", "sec-k", "sec-kh", "sec-two", "sec-g"]),
+                           ("default", ["title-slide", "sec-one", "sec-two"])):
+        front = {"title": "নেভিগেশন"} | ({"format": {"revealjs": {"navigation-mode": mode}}} if mode else {})
+        mini.write(body, front=front)
+        assert mini.render().returncode == 0
+        page = browser.new_page(viewport={"width": 1280, "height": 720})
+        try:
+            page.goto(mini.slides.as_uri())
+            page.wait_for_function("window.Reveal && Reveal.isReady()")
+            ids = [page.evaluate("Reveal.getCurrentSlide().id")]
+            for _ in range(5):
+                if page.evaluate("!Reveal.availableRoutes().right"):
+                    break
+                page.keyboard.press("ArrowRight")
+                ids.append(page.evaluate("Reveal.getCurrentSlide().id"))
+        finally:
+            page.close()
+        assert ids == expected, (mode, ids)
+
+
+@every_lecture
+def test_without_javascript_the_deck_is_a_readable_page(browser, rendered, lecture):
+    """JavaScript off: every slide one after another, every step shown, nothing overlapping the
+    next slide, and a link to the handout, which lies beside the deck."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720}, java_script_enabled=False)
+    try:
+        page = context.new_page()
+        deck = lecture.product(rendered, "slides.html")
+        page.goto(deck.as_uri())
+        link = page.locator(".no-script-notice a")
+        assert link.is_visible() and link.get_attribute("href") == "handout.pdf"
+        assert (deck.parent / "handout.pdf").exists()
+        slides = page.evaluate("""() => [...document.querySelectorAll('.reveal .slides section')]
+            .filter(s => !s.querySelector('section'))
+            .map(s => { const r = s.getBoundingClientRect(); return [s.id, Math.round(r.top), Math.round(r.bottom)]; })""")
+        assert len(slides) >= 40
+        hidden = [s for s in slides if s[2] - s[1] < 20]
+        assert not hidden, f"slides with no height: {hidden[:5]}"
+        overlapping = [(a[0], b[0]) for a, b in zip(slides, slides[1:]) if b[1] < a[2] - 1]
+        assert not overlapping, f"slides drawn over each other: {overlapping[:5]}"
+        steps = page.evaluate("""[...document.querySelectorAll('.reveal .fragment, .reveal .stepper-step')]
+            .filter(f => getComputedStyle(f).visibility === 'hidden' || +getComputedStyle(f).opacity < 1).length""")
+        assert steps == 0
+        stacked = page.evaluate("""(() => { const s = [...document.querySelectorAll('.stepper-steps')][0];
+            if (!s) return true; const r = [...s.children].map(c => c.getBoundingClientRect());
+            return r.every((b, i) => i === 0 || b.top >= r[i - 1].bottom - 1); })()""")
+        assert stacked, "a stepper's explanations overlap"
+        shots = ARTIFACTS / lecture.name
+        shots.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(shots / "no-javascript.png"))
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("lecture", STEPPERS, ids=str)
+def test_stepper_band_spans_the_code_box(browser, rendered, lecture):
+    context, page = open_deck(browser, rendered, lecture)
+    try:
+        page.add_style_tag(content="*, *::before, *::after { transition: none !important; }")
+        show(page, ids_with(page, ".stepper-slide")[0])
+        page.evaluate("Reveal.navigateFragment(1)")
+        page.wait_for_timeout(200)
+        edges = page.evaluate("""(() => {
+            const code = [...Reveal.getCurrentSlide().querySelectorAll('code.hljs')].find(c => c.classList.contains('current-fragment'));
+            const band = code.querySelector('tr.highlight-line');
+            const r = e => { const b = e.getBoundingClientRect(); return [b.left, b.right]; };
+            return {code: r(code), band: r(band)}; })()""")
+    finally:
+        context.close()
+    (c0, c1), (b0, b1) = edges["code"], edges["band"]
+    assert abs(b0 - c0) <= 1 and abs(b1 - c1) <= 1, f"band {edges['band']} inside code box {edges['code']}"
+
+
+def test_stepper_output_at_shows_output_from_that_step(mini):
+    """`output-at="k"`: the output is there from step k on, even when it is printed later; a step
+    number the stepper does not have is an error naming it."""
+    stepper = """
+        # অংশ {#sec-a}
+
+        ## ধাপে ধাপে {#sec-s}
+
+        ::: {.stepper output-at="%s"}
+        ```{python}
+        #| label: steps
+        #| code-line-numbers: "|1|2|3"
+        a = 2
+        b = a * 21
+        print(b)
+        ```
+
+        1. **প্রথম।** a বসে।
+        2. **দ্বিতীয়।** b হয় ৪২, যা নিচে ছাপা।
+        3. **তৃতীয়।** ছাপা হয়।
+        :::
+        """
+    mini.write(stepper % "2")
+    assert mini.render().returncode == 0
+    html = mini.slides.read_text(encoding="utf-8")
+    output = re.search(r'<div class="fragment stepper-output" data-fragment-index="(\d)"', html)
+    assert output and output.group(1) == "2", output
+    mini.write(stepper % "5")
+    result = mini.render()
+    assert result.returncode == 1 and 'output-at="5"' in result.stderr and "1 to 3" in result.stderr, result.stderr

@@ -10,11 +10,12 @@ Nothing here imports matplotlib until a cell does.
 """
 from __future__ import annotations
 
-from .mime import PLOT_MIME
+from .mime import PLOT_MIME, STYLE_MIME
 from .kernel import cell_figsize, setup_kernel
-from .style import STYLE_FILE, use_style
+from .style import STYLE_FILE, finish, use_style
 
-__all__ = ["PLOT_MIME", "STYLE_FILE", "cell_figsize", "plot_data", "setup_kernel", "use_style"]
+__all__ = ["PLOT_MIME", "STYLE_FILE", "STYLE_MIME", "cell_figsize", "finish", "plot_data", "plot_style",
+           "setup_kernel", "use_style"]
 
 
 def plot_data(fig) -> dict:
@@ -22,3 +23,10 @@ def plot_data(fig) -> dict:
     from .data import plot_data as extract
 
     return extract(fig)
+
+
+def plot_style(fig) -> dict:
+    """How a figure's series are drawn (see courseplot.data.plot_style)."""
+    from .data import plot_style as looks
+
+    return looks(fig)

@@ -19,7 +19,7 @@ from matplotlib.category import StrCategoryFormatter
 from matplotlib.image import AxesImage
 from matplotlib.ticker import FixedFormatter
 
-from .mime import PLOT_MIME  # noqa: F401  (re-exported)
+from .mime import PLOT_MIME, STYLE_MIME  # noqa: F401  (re-exported)
 DIGITS = 6
 
 
@@ -59,7 +59,9 @@ def _axes_data(ax) -> dict:
     for axis_name, axis in (("x", ax.xaxis), ("y", ax.yaxis)):
         # Named categories (bar names) or labels the author fixed are what the reader sees; numeric
         # tick labels only restate the limits.
-        if isinstance(axis.get_major_formatter(), (StrCategoryFormatter, FixedFormatter)):
+        # (The course style may wrap the formatter to write its digits in Bengali: look inside.)
+        formatter = getattr(axis.get_major_formatter(), "inner", axis.get_major_formatter())
+        if isinstance(formatter, (StrCategoryFormatter, FixedFormatter)):
             data[f"{axis_name}ticks"] = [t.get_text() for t in axis.get_ticklabels()]
     legend = ax.get_legend()
     if legend is not None:
@@ -102,3 +104,58 @@ def plot_data(fig: Figure) -> dict:
     # Colour bars are axes too, but they only restate an image's range.
     data["axes"] = [_axes_data(ax) for ax in fig.axes if not hasattr(ax, "_colorbar")]
     return data
+
+
+# ---- what tells the series apart -----------------------------------------------------------------
+
+def _grey(color) -> float:
+    """The lightness a greyscale print gives a colour (ITU-R BT.601 luma, 0 black .. 1 white)."""
+    from matplotlib.colors import to_rgba
+
+    r, g, b, a = to_rgba(color)
+    return round((0.299 * r + 0.587 * g + 0.114 * b) * a + (1 - a), 3)
+
+
+def _dashes(line) -> str:
+    style = line.get_linestyle()
+    if style in ("None", "", " ", "none"):
+        return "none"
+    offset, pattern = line._unscaled_dash_pattern
+    return "solid" if not pattern else "dash " + " ".join(f"{x:g}" for x in pattern)
+
+
+def _marker(name) -> str:
+    return "none" if name in (None, "None", "", " ", "none") else str(name)
+
+
+def plot_style(fig: Figure) -> dict:
+    """How each series of each axes is drawn: what a greyscale print keeps of it (line dashes,
+    marker, whether the marker is hollow, grey level, hatch). Series as in plot_data."""
+    from matplotlib.colors import to_hex
+
+    axes = []
+    for ax in fig.axes:
+        if hasattr(ax, "_colorbar"):
+            continue
+        series = []
+        for i, line in enumerate(ax.get_lines(), 1):
+            reference = line.get_transform() != ax.transData
+            face = line.get_markerfacecolor()
+            series.append({"kind": "reference line" if reference else "line",
+                           "label": _series_label(line, "line", i), "points": len(line.get_xdata()),
+                           "dashes": _dashes(line), "marker": _marker(line.get_marker()),
+                           "hollow": str(face).lower() == "none", "color": to_hex(line.get_color()),
+                           "grey": _grey(line.get_color())})
+        for i, container in enumerate((c for c in ax.containers if isinstance(c, BarContainer)), 1):
+            patches = list(container.patches)
+            series.append({"kind": "bars", "label": _series_label(container, "bars", i),
+                           "greys": [_grey(p.get_facecolor()) for p in patches],
+                           "hatch": patches[0].get_hatch() or "" if patches else ""})
+        for i, collection in enumerate((c for c in ax.collections if isinstance(c, PathCollection)), 1):
+            faces = collection.get_facecolors()
+            series.append({"kind": "points", "label": _series_label(collection, "points", i),
+                           "marker": "path %d" % len(collection.get_paths()[0].vertices) if collection.get_paths() else "none",
+                           "hollow": len(faces) == 0 or float(faces[0][3]) == 0.0,
+                           "grey": _grey(faces[0]) if len(faces) else _grey(collection.get_edgecolors()[0])})
+        axes.append({"series": series})
+    return {"axes": axes}

@@ -12,7 +12,7 @@ import io
 import os
 import sys
 
-from .mime import PLOT_MIME
+from .mime import PLOT_MIME, STYLE_MIME
 from .style import STYLE_FILE, use_style
 
 FORMATS = {"svg", "pdf"}
@@ -55,6 +55,15 @@ def _shown(fig) -> dict:
     return data
 
 
+def _looks(fig) -> dict:
+    """How the displayed figure's series are drawn (after the course style finished it)."""
+    from .data import plot_style
+    from .style import finish
+
+    finish(fig)
+    return plot_style(fig)
+
+
 def setup_kernel() -> None:
     """Style, figure formats and plot data for every figure this kernel shows; run once, first."""
     from IPython import get_ipython
@@ -73,7 +82,13 @@ def setup_kernel() -> None:
     class PlotDataFormatter(JSONFormatter):
         format_type = Unicode(PLOT_MIME)
 
+    class PlotStyleFormatter(JSONFormatter):
+        format_type = Unicode(STYLE_MIME)
+
     formatters = shell.display_formatter.formatters
+    # The look first: the data formatter closes the figure.
+    formatters[STYLE_MIME] = PlotStyleFormatter(parent=shell.display_formatter)
+    formatters[STYLE_MIME].for_type_by_name("matplotlib.figure", "FigureBase", _looks)
     formatters[PLOT_MIME] = PlotDataFormatter(parent=shell.display_formatter)
     # Registered for Figure's base class: the backend, when it starts, removes every formatter's
     # entry for Figure itself.

@@ -6,11 +6,15 @@ TEXT_FONT = "Noto Sans Bengali, Noto Sans Bengali Variable, Noto Sans, sans-seri
 # Noto Sans Mono is what the slides load; DejaVu Sans Mono is what dot finds on the build machine.
 KEY_FONT = "Noto Sans Mono, DejaVu Sans Mono, monospace"
 
-BLUE = ("#dbeafe", "#1d4ed8")  # (fill, border): a submodule
-AMBER = ("#fef3c7", "#b45309")  # a buffer
-GREY = ("#f1f5f9", "#94a3b8")  # a module with no parameter anywhere inside
+# Fills a greyscale copy still tells apart (luma in brackets): parameter rows white (1.00), a
+# module without parameters near white (0.98) and without rows, a submodule's box light blue
+# (0.84), buffer rows amber (0.75); the keys a dark red that keeps 6:1 on the amber.
+# tests/test_modtree.py and the lectures name the colours.
+BLUE = ("#c3d8f5", "#1d4ed8")  # (fill, border): a submodule
+AMBER = ("#eebd48", "#b45309")  # a buffer
+GREY = ("#f8fafc", "#94a3b8")  # a module with no parameter anywhere inside
 PARAMETER_FILL = "#ffffff"
-KEY_RED = "#b91c1c"
+KEY_RED = "#8b1a1a"
 QUIET = "#475569"  # types, counts, notes
 ARROW = "#64748b"
 

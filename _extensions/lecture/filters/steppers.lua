@@ -2,7 +2,8 @@
 -- ordered list with one explanation per step.
 -- Slides: the code once, highlighted step by step; one short explanation at a time (the item's
 -- bold lead and first sentence; the rest is for the handout and the notes), and the output appears
--- with the step whose lines print it, never before.
+-- with the step whose lines print it, never before, or from step k on when the stepper says
+-- `output-at="k"` (a step whose text quotes the output).
 -- Handout: the code, then the numbered steps, each naming its lines.
 local C = require("common")
 
@@ -156,6 +157,17 @@ local function stepper(div)
     -- reveal.js clones the code once per step as fragments numbered from the code's own index;
     -- starting at 1 gives step k the same index as explanation k. (find_code saw a copy.)
     local prints = print_steps(code.text, steps)
+    -- `output-at="k"` on the stepper: the whole output is there from step k on (when step k's
+    -- explanation talks about a number the code prints later), each line no later than with its print.
+    local at = div.attributes["output-at"]
+    if at then
+      local k = tonumber(at)
+      if not k or k < 1 or k > #steps or k ~= math.floor(k) then
+        C.fail(string.format("%s: output-at=%q is not a step number (1 to %d)", where, at, #steps))
+      end
+      for i, step in ipairs(prints) do prints[i] = math.min(step, k) end
+      if #prints == 0 then prints = { k } end
+    end
     div = div:walk({ CodeBlock = function(cb)
       if cb.attributes["code-line-numbers"] then
         cb.attributes["data-fragment-index"] = "1"

@@ -9,6 +9,7 @@ the record; none of them branches on a format's name. Adding a format is adding 
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -16,12 +17,13 @@ import shutil
 import sys
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from lecturekit.errors import LectureError
+from lecturekit.write.pdfprefs import display_doc_title
 from lecturekit.words import WORDS
 
 if TYPE_CHECKING:
@@ -78,6 +80,29 @@ def paths(flag: str) -> Converter:
 def ignored(value: Any, root: Path) -> list[str]:
     """An option Quarto knows and this renderer fixes (or that only Quarto needs)."""
     return []
+
+
+def reveal_menu(value: Any, root: Path) -> list[str]:
+    """Quarto's `menu` (true, false, or the plugin's options): reveal.js-menu from node_modules,
+    embedded with its stylesheet, as one more include after the body."""
+    if value is False or value is None:
+        return []
+    options = value if isinstance(value, dict) else {}
+    plugin = root / "node_modules" / "reveal.js-menu"
+    if not (plugin / "menu.js").exists():
+        raise LectureError("the slide menu needs reveal.js-menu from package-lock.json: run scripts/setup")
+    snippet = (root / "_extensions" / "lecture" / "reveal-menu.html").read_text(encoding="utf-8")
+    html = ("<style>\n" + (plugin / "menu.css").read_text(encoding="utf-8") + "\n</style>\n<script>\n"
+            + (plugin / "menu.js").read_text(encoding="utf-8") + "\n</script>\n"
+            + snippet.replace("__MENU_OPTIONS__", json.dumps(options, ensure_ascii=False)))
+    target = root / "_build" / "reveal-menu" / f"menu-{hashlib.sha256(html.encode()).hexdigest()[:12]}.html"
+    if not target.exists():
+        # Named by its content and renamed into place: lectures rendering at once share it safely.
+        target.parent.mkdir(parents=True, exist_ok=True)
+        aside = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}")
+        aside.write_text(html, encoding="utf-8")
+        os.replace(aside, target)
+    return ["--include-after-body", str(target)]
 
 
 # ---- shared assets ----------------------------------------------------------------------------------
@@ -178,6 +203,8 @@ def compile_typst(writer: LectureWriter, typ: Path, pdf: Path) -> None:
     run = writer.children.run([sys.executable, "-c", _TYPST_CHILD, json.dumps(options)], cwd=writer.build)
     if run.returncode != 0:
         raise LectureError(f"typst could not compile the handout: {run.stderr.strip()}", typ)
+    # The viewer shows the handout's title, not its file name (Typst has no setting for it).
+    display_doc_title(pdf)
 
 
 # ---- the record ---------------------------------------------------------------------------------
@@ -202,9 +229,13 @@ class Format:
     project_args: Callable[[Project], list[str]] = _no_args  # pandoc arguments that name project files
     finish: Finish | None = None  # None: pandoc writes the product itself
     shared_assets: Callable[[Project], object] = _no_assets  # prepared once before lectures render in parallel
+    # Quarto's own default for an option where pandoc's differs, so both renderers agree when
+    # neither _quarto.yml nor the front matter sets it.
+    defaults: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "options", MappingProxyType(dict(self.options)))
+        object.__setattr__(self, "defaults", MappingProxyType(dict(self.defaults)))
 
     def __repr__(self) -> str:
         return f"Format({self.name!r})"
@@ -234,7 +265,7 @@ REVEALJS = Format(
         # Fixed by this renderer: always KaTeX, always one self-contained file.
         "html-math-method": ignored, "embed-resources": ignored, "self-contained-math": ignored,
         "code-line-numbers": ignored, "highlight-style": ignored, "slide-tone": ignored,
-        "output-file": ignored, "menu": ignored, "code-copy": ignored,
+        "output-file": ignored, "menu": reveal_menu, "code-copy": ignored,
         # `![…](../../figures/09-nn-module/drawn)`: the slides take drawn.svg, the handout drawn.pdf.
         "default-image-extension": arg("--default-image-extension"),
     },
@@ -244,6 +275,9 @@ REVEALJS = Format(
     fixed_args=("--standalone", "--embed-resources", "--syntax-highlighting=idiomatic"),
     project_args=_revealjs_args,
     shared_assets=woff2_katex,
+    # Quarto's: → walks every slide and fragment (pandoc's 'default' jumps from part to part), and
+    # the slide menu.
+    defaults={"navigation-mode": "linear", "menu": True},
 )
 
 TYPST = Format(
@@ -281,9 +315,9 @@ def _options(formats: Any, fmt: Format) -> dict:
 
 
 def option_sources(project: Project, lecture: Lecture, fmt: Format) -> dict[str, tuple[Any, Path, int | None]]:
-    """Each option of a format with its value and where it is set: _quarto.yml's options, then the
-    lecture's own front matter on top (as Quarto merges them)."""
-    found = {}
+    """Each option of a format with its value and where it is set: the format's defaults (Quarto's),
+    _quarto.yml's options, then the lecture's own front matter on top (as Quarto merges them)."""
+    found = {key: (value, None, None) for key, value in fmt.defaults.items()}
     for config, path, lines in ((project.config, project.config_path, project.config_lines),
                                 (lecture.meta, lecture.index, lecture.meta_lines)):
         for key, value in _options(config.get("format"), fmt).items():
