@@ -23,7 +23,7 @@ from lecturekit.read import qmd  # noqa: E402
 from lecturekit.check.__main__ import main  # noqa: E402
 from lecturekit.check.cause import environment_changes  # noqa: E402
 from lecturekit.check.envs import display_width, table as compare_table  # noqa: E402
-from lecturekit.check.compare import Tolerance, items_match, texts_match, tolerance_of  # noqa: E402
+from lecturekit.check.compare import Tolerance, items_match, texts_match, tolerance_of, within_tolerance  # noqa: E402
 from lecturekit.check.expectations import Expectations, dump_entry, entry_for  # noqa: E402
 from lecturekit.check.normalise import normalise, output_items  # noqa: E402
 from lecturekit.check.readers import assigned_names, read_names  # noqa: E402
@@ -145,12 +145,24 @@ def test_numbers_compared_exactly_unless_the_cell_declares_a_tolerance():
     assert not texts_match("loss 0.12345", "loss 0.12346")
     assert texts_match("loss 0.12345", "loss 0.12346", Tolerance(abs=1e-4))
     assert not texts_match("loss 0.12345", "loss 0.12446", Tolerance(abs=1e-4))
-    assert texts_match("tensor([1.0000, 2.5000])", "tensor([1.00001, 2.5])", tolerance_of({"tolerance": 1e-4}))
+    assert texts_match("tensor([1.0000, 2.5000])", "tensor([1.00001, 2.5])",
+                       tolerance_of({"tolerance": {"rel": 1e-4, "abs": 1e-4, "why": "measured"}}))
     assert not texts_match("loss 0.1", "gain 0.1", Tolerance(1, 1))  # text between numbers stays exact
     assert texts_match("মোট ২০৯", "মোট 209.0", Tolerance(abs=1e-9))  # Bengali digits are numbers
-    assert tolerance_of({"tolerance": {"rel": 1e-5}}) == Tolerance(rel=1e-5, abs=0.0)
+    assert tolerance_of({"tolerance": {"rel": 1e-5, "why": "AVX2 vs AVX512"}}) == Tolerance(1e-5, 0.0, "AVX2 vs AVX512")
     with pytest.raises(LectureError, match="rel and abs"):
-        tolerance_of({"tolerance": {"relative": 1}}, ("a.qmd", 3, "x"))
+        tolerance_of({"tolerance": {"relative": 1, "why": "x"}}, ("a.qmd", 3, "x"))
+    # Exact by default: a tolerance must say which measured difference it covers.
+    for unexplained in (1e-3, "0.001", {"rel": 1e-3}, {"rel": 1e-3, "why": " "}):
+        with pytest.raises(LectureError, match="must say why") as err:
+            tolerance_of({"tolerance": unexplained}, ("lectures/a.qmd", 3, "x"))
+        assert "lectures/a.qmd:3" in str(err.value)
+    # A match that needed the tolerance is a warning with old -> new, never silent.
+    tol = Tolerance(abs=1e-3, why="m")
+    assert within_tolerance([{"stdout": "loss 2597.9\n"}], [{"stdout": "loss 2597.9\n"}], tol) == []
+    assert within_tolerance([{"stdout": "loss 0.1234\n"}], [{"stdout": "loss 0.1235\n"}], tol)[-2:] == \
+        ["-loss 0.1234", "+loss 0.1235"]
+    assert within_tolerance([{"stdout": "loss 0.1\n"}], [{"stdout": "loss 0.2\n"}], tol) == []  # a drift
     # An error's type is never subject to tolerance.
     assert not items_match([{"error": "KeyError", "message": "1"}], [{"error": "IndexError", "message": "1"}],
                            Tolerance(1, 1))
@@ -311,8 +323,8 @@ def test_expectations_recorded_then_a_changed_value_fails_naming_cell_section_an
     assert "DRIFT  01-basics › দোকানের হিসাব › prices" in out
     assert f"lectures/01-basics/_01-basics.qmd:{fence_line(section, 'prices')}" in out
     assert "-মোট দাম: 7" in out and "+মোট দাম: 6" in out
-    inline_line = next(i for i, line in enumerate(section.read_text().split("\n"), 1) if "{python} total" in line)
-    assert f"_01-basics.qmd:{inline_line}  `{{python}} total` now reads '6'" in out
+    # The prose did not change (only the stored output): no sentence is listed.
+    assert "prose this changes" not in out and "PROSE" not in out
 
 
 SHOP_LECTURE = {
@@ -371,31 +383,41 @@ def test_course_code_change_fails_exactly_the_changed_cells_and_accept_touches_o
     assert status == 1
     assert failing_labels(out) == {"model-print", "fig-model", "rate"}
     assert "-  (drop): Dropout(p=0.1)" in out and "+  (drop): Dropout(p=0.2)" in out
-    # The prose that reads what the drifted cells assigned; the claim still holds.
-    assert "`{python} net.p` now reads '0.2'" in out
-    assert "`{python} rate` now reads '0.2'" in out and "claim “হার অর্ধেকের কম।” check=\"rate < 0.5\" holds" in out
+    # The prose the change reaches, as the sentence before and after; the claim still holds.
+    section = proj / "lectures" / "02-shop" / "_01-model.qmd"
+    line = next(i for i, text in enumerate(section.read_text().split("\n"), 1) if "{python} net.p" in text)
+    assert f"_01-model.qmd:{line}  `{{python}} net.p`  0.1 → 0.2" in out
+    assert "was: ড্রপআউট 0.1।" in out and "now: ড্রপআউট 0.2।" in out
+    assert "`{python} rate`  0.1 → 0.2" in out and "claim “হার অর্ধেকের কম।” check=\"rate < 0.5\" holds" in out
+    # Why: the file that changed, named.
+    assert "why: the code changed (files: code/shop/model.py)" in out
+    assert out.rstrip().endswith("(or scripts/render --accept to accept and render)")
     html = (proj / "_output" / "check-report.html").read_text(encoding="utf-8")
     assert "<del>0.1</del>" in html and "<ins>0.2</ins>" in html and "দোকান" not in html
     assert "hidden -&gt; drop [label=&quot;p=<del>0.1</del>" in html  # the DOT source, escaped
 
-    # Accept one label: only that entry changes, the others still fail.
+    # Accept one label: only that output changes; the others still fail, with their old entries.
     status, out = run_check(proj, monkeypatch, capsys, "02-shop", "--accept", "model-print")
     assert status == 1 and failing_labels(out) == {"fig-model", "rate"}
     middle, _ = chunks(expected)
     assert middle["model-print"] != before["model-print"]
-    assert {k: middle[k] for k in ("fig-model", "counts", "rate")} == \
-        {k: before[k] for k in ("fig-model", "counts", "rate")}
+    assert {k: middle[k] for k in ("fig-model", "rate")} == {k: before[k] for k in ("fig-model", "rate")}
+    assert "why: the code changed (files: code/shop/model.py)" in out  # still named
 
     status, out = run_check(proj, monkeypatch, capsys, "02-shop", "--accept")
     assert status == 0, out
     assert "accepted 2: fig-model rate" in out
     after, header_after = chunks(expected)
     assert list(after) == list(before) == ["model-print", "fig-model", "counts", "rate"]
-    assert header_after == header and after["counts"] == before["counts"]  # untouched, byte for byte
+    # Every entry rewritten: an unchanged output keeps its text and gets today's digests.
+    assert Expectations(expected, "02-shop").get("counts")["outputs"] == \
+        [{"stdout": "3 টি ধরন\n"}] and after["counts"] != before["counts"]
+    assert Expectations(expected, "02-shop").files["code/shop/model.py"]
     assert "0.2" in after["rate"] and "0.2" in after["fig-model"]
 
     status, out = run_check(proj, monkeypatch, capsys, "02-shop")
-    assert status == 0 and "checked from cache" in out
+    assert status == 0 and out.startswith("[02-shop] OK: 4 outputs, 2 prose values, 1 claims as recorded; checked from cache")
+    assert len(out.strip().split("\n")) == 1, out  # one line when nothing changed
 
     # An expectation whose cell is gone fails until --accept removes it.
     with expected.open("a", encoding="utf-8") as f:
@@ -479,7 +501,7 @@ ENVS = {
 
         ```{python}
         #| label: np-close
-        #| tolerance: 0.001
+        #| tolerance: {rel: 0.001, abs: 0.001, why: "printed with three digits in the other environment"}
         print(np.array([1 / 7]))
         ```
 
@@ -633,17 +655,19 @@ def test_a_drift_says_whether_the_environment_the_code_or_neither_changed(tmp_pa
     assert failing_labels(out) == {"threads", "price", "clock"}
     blocks = {b.split("\n")[0].split(" › ")[-1]: b for b in out.split("\n\n") if b.startswith("DRIFT")}
     assert "the environment changed (OMP_NUM_THREADS 1 → 2)" in blocks["threads"]
-    assert "the code changed (an earlier cell or the course code (code/))" in blocks["price"]
+    assert "the code changed (files: code/shop/model.py)" in blocks["price"]
     assert "OMP_NUM_THREADS 1 → 2" in blocks["price"]  # both changed: both named
     monkeypatch.delenv("OMP_NUM_THREADS")
     status, out = run_check(proj, monkeypatch, capsys, "06-causes")
     blocks = {b.split("\n")[0].split(" › ")[-1]: b for b in out.split("\n\n") if b.startswith("DRIFT")}
     assert set(blocks) == {"price", "clock"}
-    assert "environment" not in blocks["price"].split("what changed")[1].split("\n")[0]
+    assert "environment" not in blocks["price"].split("why:")[1].split("\n")[0]
     section = proj / "lectures" / "06-causes" / "_01-causes.qmd"
     section.write_text(section.read_text().replace("print(sum(PRICES))", "print(sum(PRICES) * 1)"))
     status, out = run_check(proj, monkeypatch, capsys, "06-causes")
-    assert "the code changed (this cell's code and an earlier cell or the course code (code/))" in out
+    where = f"lectures/06-causes/_01-causes.qmd:{fence_line(section, 'price')}"
+    assert (f"the code changed (this cell's code ({where}) and files: code/shop/model.py, "
+            "lectures/06-causes/_01-causes.qmd)") in out
 
 
 # ---------------------------------------------------------------- the real lectures

@@ -86,17 +86,16 @@ def run_check(args, project, say):
             unknown_labels(checkeds, args.accept)
         for checked in checkeds:
             changed = accept(checked, project.root, args.accept or None)
-            if changed:
-                print(f"[{checked.name}] accepted {len(changed)}: {' '.join(changed)} -> "
-                      f"{_rel(project, checked.expectations.path)}")
-            else:
-                print(f"[{checked.name}] nothing to accept")
+            print(f"[{checked.name}] accepted {len(changed)}: {' '.join(changed) or '(no output changed)'}; "
+                  f"every entry rewritten -> {_rel(project, checked.expectations.path)}")
     for checked in checkeds:
-        print(lecture_report(checked))
-        print()
+        report = lecture_report(checked)
+        print(report + ("\n" if "\n" in report else ""))
     path = write_check_report(args.html or project.output_dir / "check-report.html", checkeds)
-    print(summary(checkeds))
-    print(f"HTML report: {_rel(project, path)}")
+    text = summary(checkeds)
+    if text:
+        print(f"HTML report: {_rel(project, path)}")
+        print(text)
     return 1 if any(c.failed for c in checkeds) else 0
 
 

@@ -114,7 +114,7 @@ def _env():
 
 
 def write_check_report(path, checkeds, title="Output check"):
-    from .report import _claim_state, lecture_report, reader_lines, timing_line
+    from .report import _claim_state, reader_lines, summary_line, timing_line
     lectures = []
     for checked in checkeds:
         problems = []
@@ -133,7 +133,7 @@ def write_check_report(path, checkeds, title="Output check"):
                    "state": _claim_state(c)} for c in checked.claims_failed]
         lectures.append({"name": checked.name, "timing": timing_line(checked),
                          "versions": versions_text(checked.versions),
-                         "summary": lecture_report(checked).split("\n")[1], "problems": problems,
+                         "summary": summary_line(checked), "problems": problems,
                          "claims": claims, "rows": []})
     return _write(path, title, lectures)
 
