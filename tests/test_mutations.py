@@ -228,6 +228,8 @@ def test_every_output_changing_edit_fails_check_and_render_and_a_harmless_one_pa
 
 def test_render_records_a_new_cell_and_accepts_in_one_step(fixture_project, monkeypatch, capsys):
     proj = fixture_project
+    status, out = run(check_main, proj, monkeypatch, capsys, NAME, "--accept")
+    assert status == 0, out
     section = proj / SECTION
     original = section.read_text(encoding="utf-8")
     section.write_text(original + "\n```{python}\n#| label: extra\nprint(len(losses))\n```\n", encoding="utf-8")
