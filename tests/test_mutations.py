@@ -11,6 +11,7 @@ the real code/.
 from __future__ import annotations
 
 import hashlib
+import os
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -292,3 +293,34 @@ def test_dropout_left_on_in_the_real_one_step_experiment_is_caught(tmp_path, mon
     prose = [line for line in out.split("\n") if "`{python} bn(r['batch_loss_after'], 1)`" in line]
     old, new = prose[0].split("`  ")[-1].split(" → ")
     assert old != new and "now: একই batch-এ loss" in out
+
+
+def _quarto():
+    import shutil
+    return os.environ.get("QUARTO") or shutil.which("quarto")
+
+
+@pytest.mark.skipif(_quarto() is None, reason="no Quarto CLI: set $QUARTO or put quarto on PATH "
+                                               "(.ci/run uses ../shared/quarto/bin/quarto)")
+def test_quarto_render_stops_on_a_changed_output(fixture_project, monkeypatch, capsys, tmp_path):
+    """`quarto render`'s pre-render checks: a changed output fails the render with the report."""
+    import shutil
+    import subprocess
+    proj = tmp_path / "quarto"
+    shutil.copytree(fixture_project, proj, symlinks=True,
+                    ignore=shutil.ignore_patterns("_output", "_build", "__pycache__"))
+    shutil.copytree(ROOT / "scripts", proj / "scripts", ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "package.json"):
+        shutil.copy(ROOT / name, proj / name)
+    (proj / ".venv").symlink_to(ROOT / ".venv")
+    status, out = run(check_main, proj, monkeypatch, capsys, NAME, "--accept")
+    assert status == 0, out
+    path = proj / CODE
+    path.write_text(path.read_text(encoding="utf-8").replace("LR = 0.1", "LR = 0.05"), encoding="utf-8")
+    env = {**os.environ, "QUARTO_PYTHON": str(ROOT / ".venv" / "bin" / "python")}
+    run_q = subprocess.run([_quarto(), "render"], cwd=proj, env=env, capture_output=True, text=True, timeout=900)
+    log = run_q.stdout + run_q.stderr
+    assert run_q.returncode != 0, log[-3000:]
+    assert f"[{NAME}] outputs changed: not rendered" in log and CODE in log and shows_old_and_new(log), log[-3000:]
+    assert f"scripts/render {NAME} --accept" in log
+    assert not (proj / "_output" / NAME / "slides.html").exists()

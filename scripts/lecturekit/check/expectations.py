@@ -1,7 +1,9 @@
 """tests/expected/<lecture>.yaml: each output-producing cell's expected output, keyed by its label,
 and what the prose printed and the files the outputs came from.
 
-    _files: {code/bazarghar/train.py: 5be0…, lectures/09-nn-module/_01-module.qmd: 0c4d…}
+    _files:
+      code/bazarghar/train.py: 5be0…
+      lectures/09-nn-module/_01-module.qmd: 0c4d…
     _prose:
     - {file: lectures/09-nn-module/_04-counting.qmd, expr: bn(total), value: ২,৩৫,১৪৬}
     - {file: lectures/09-nn-module/_04-counting.qmd, claim: 'গড় ০.৫-এর কাছে', holds: true}
@@ -178,7 +180,7 @@ class Expectations:
     def _meta_text(self):
         text = ""
         if self.files:
-            text += _dump({FILES: _Flow(self.files)})
+            text += _dump({FILES: dict(self.files)})  # one line per file: a diff names the file
         if self.prose:
             text += _dump({PROSE: [_Flow(p) for p in self.prose]})
         return text
