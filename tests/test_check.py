@@ -755,3 +755,19 @@ def test_lecture09_plain_check_runs_the_machines_own_kernels(monkeypatch):
     assert checked.versions["cpu_capability"] == _native_capability()
     assert checked.versions["env"]["MKL_CBWR"] == "COMPATIBLE" and "ATEN_CPU_CAPABILITY" not in checked.versions["env"]
     assert not checked.failed, lecture_report(checked)
+
+
+def test_a_pure_upgrade_is_reported_as_an_environment_change_only():
+    from lecturekit.check.cause import changed_files, explain
+    digests = {"cell": "c1", "before": "b1"}
+    entry = {"versions": {"torch": "2.13.0+cpu", "torch_threads": 1, "cpu_capability": "AVX512"}, "code": digests}
+    now = {"torch": "2.15.0+cu132", "torch_threads": 1, "cpu_capability": "AVX512"}
+    files = changed_files({"code/a.py": "1", "lectures/x/_01.qmd": "2"}, {"code/a.py": "1", "lectures/x/_01.qmd": "2"})
+    assert files == []
+    assert explain(entry, digests, now, files) == "why: the environment changed (torch 2.13.0+cpu → 2.15.0+cu132)"
+    # The same with a course file edited: the file is named, beside the environment.
+    files = changed_files({"code/a.py": "1"}, {"code/a.py": "9", "code/b.py": "3"})
+    assert files == ["code/a.py", "code/b.py (new)"]
+    assert explain(entry, {"cell": "c1", "before": "b2"}, now, files) == (
+        "why: the environment changed (torch 2.13.0+cpu → 2.15.0+cu132), and the code changed "
+        "(files: code/a.py, code/b.py (new))")
