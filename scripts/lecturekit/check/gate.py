@@ -56,6 +56,9 @@ def gate(project, execution, *, accept=False) -> Verdict:
     for result in checked.warnings:
         notes.append(f"[{name}] warning: {result.label} ({result.cell.where}) changed within its tolerance: "
                      + " ".join(line for line in result.within if not line.startswith("@@")))
+    for change in checked.prose_machine:
+        notes.append(f"[{name}] warning: {change.where} `{{python}} {change.expr}` reads {change.old} → {change.new} "
+                     f"on this machine (no file changed)")
     if checked.refreshed:
         notes.append(f"[{name}] outputs as expected; file digests and prose values refreshed in "
                      f"tests/expected/{name}.yaml")

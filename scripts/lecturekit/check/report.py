@@ -113,13 +113,14 @@ def summary_line(checked):
     return (f"[{checked.name}] {len(checked_cells)} cells with output: "
             f"{sum(not r.failed for r in checked_cells)} as expected, {sum(r.failed for r in checked_cells)} not"
             + (f"; {stale} stale expectations" if stale else "")
-            + f"; prose values: {inline - len(checked.prose_changes)} of {inline} as recorded"
+            + f"; prose values: {inline - len(checked.prose_changes) - len(checked.prose_machine)} of {inline} "
+              f"as recorded" + (f" ({len(checked.prose_machine)} differ on this machine)" if checked.prose_machine else "")
             + f"; claims: {held} of {checked.claims_total} hold")
 
 
 def lecture_report(checked):
     """The lecture's report: one line when nothing changed, else every change with where and why."""
-    if not checked.failed and not checked.warnings and not checked.recorded:
+    if not checked.failed and not checked.has_warnings and not checked.recorded:
         inline = sum(1 for v in checked.prose if hasattr(v, "expr"))
         ok = sum(r.status != "stale" for r in checked.results)
         return (f"[{checked.name}] OK: {ok} outputs, {inline} prose values, {checked.claims_total} claims as "
@@ -149,6 +150,10 @@ def lecture_report(checked):
         lines += [""] + claim_lines(checked, claim)
     for result in checked.warnings:
         lines += [""] + warning_lines(checked, result)
+    if checked.prose_machine:
+        lines += ["", f"WARNING  {checked.name}: {len(checked.prose_machine)} value(s) in the text differ on this "
+                      "machine (no file changed, same versions, another CPU/kernels/threads)"]
+        lines += prose_change_lines(checked.prose_machine)
     return "\n".join(lines)
 
 
@@ -156,9 +161,10 @@ def summary(checkeds):
     drift = sum(len(c.problems) for c in checkeds)
     prose = sum(len(c.prose_changes) for c in checkeds)
     claims = sum(len(c.claims_failed) for c in checkeds)
-    warnings = sum(len(c.warnings) for c in checkeds)
+    warnings = sum(len(c.warnings) + len(c.prose_machine) for c in checkeds)
     if not drift and not claims and not prose:
-        return "" if not warnings else f"OK with {warnings} warning(s): values changed within their tolerance (above)"
+        return "" if not warnings else (f"OK with {warnings} warning(s): values changed within their tolerance "
+                                        "or on this machine's arithmetic (above)")
     names = " ".join(c.name for c in checkeds if c.problems or c.prose_changes)
     text = (f"FAILED: {drift} cell(s) not as expected, {prose} prose value(s) changed, "
             f"{claims} claim(s) failing.")

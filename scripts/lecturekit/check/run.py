@@ -80,6 +80,7 @@ class Checked:
     files: dict = field(default_factory=dict)  # cause.project_files now
     prose: list = field(default_factory=list)  # prose.current_values now
     prose_changes: list = field(default_factory=list)  # prose.ProseChange
+    prose_machine: list = field(default_factory=list)  # prose changes only another CPU explains: warnings
     prose_new: list = field(default_factory=list)  # values without a record yet
     recorded: list = field(default_factory=list)  # labels recorded by this run (new cells, see record_new)
     refreshed: bool = False  # digests and prose written back after a passing check
@@ -91,6 +92,10 @@ class Checked:
     @property
     def warnings(self):
         return [r for r in self.results if r.within]
+
+    @property
+    def has_warnings(self):
+        return bool(self.warnings or self.prose_machine)
 
     @property
     def failed(self):
@@ -208,7 +213,30 @@ def compare_all(checked, project_root):
                                      diff=unified_diff(entry.get("outputs") or [], [])))
     checked.results = results
     checked.prose_changes, checked.prose_new = prose_values.changes(store.prose, checked.prose, project_root)
+    checked.prose_machine = []
+    if checked.prose_changes and not checked.problems and machine_only(checked):
+        checked.prose_machine, checked.prose_changes = checked.prose_changes, []
     return checked
+
+
+# What another machine changes: the CPU, its kernels, BLAS and threads (not the versions).
+MACHINE_KEYS = ("cpu", "cpu_capability", "torch_threads", "torch_blas", "numpy_blas", "numpy_blas_core", "env")
+
+
+def machine_only(checked):
+    """True when no file changed since the expectations were recorded, the versions are the same and
+    the machine is not: a prose value that then differs is the arithmetic of another CPU (a lecture
+    may print "on this computer" counts in its prose), reported as a warning, old → new."""
+    from .cause import environment_changes
+    if checked.changed_files != []:  # None: no digests recorded, nothing can be ruled out
+        return False
+    recorded = next((e.get("versions") for e in checked.expectations.entries.values() if e.get("versions")), None)
+    if not recorded:
+        return False
+    if environment_changes({k: v for k, v in recorded.items() if k in ("python", "torch", "numpy")},
+                           checked.versions):
+        return False
+    return bool(environment_changes({k: v for k, v in recorded.items() if k in MACHINE_KEYS}, checked.versions))
 
 
 def fresh_entry(checked, cell, outputs):
@@ -241,7 +269,7 @@ def refresh(checked, project_root):
     """After a passing check: bring the recorded digests and prose up to date (versions stay those
     the outputs were accepted under). Writes only when something differs."""
     store = checked.expectations
-    if checked.failed or not store.exists:
+    if checked.failed or checked.prose_machine or not store.exists:
         return False
     stale = store.files != checked.files or store.prose != prose_values.records(checked.prose)
     for cell in checked.cells:
