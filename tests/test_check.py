@@ -398,6 +398,7 @@ def test_course_code_change_fails_exactly_the_changed_cells_and_accept_touches_o
     html = (proj / "_output" / "check-report.html").read_text(encoding="utf-8")
     assert "<del>0.1</del>" in html and "<ins>0.2</ins>" in html and "দোকান" not in html
     assert "hidden -&gt; drop [label=&quot;p=<del>0.1</del>" in html  # the DOT source, escaped
+    assert "ড্রপআউট <del>0.1</del>।" in html and "ড্রপআউট <ins>0.2</ins>।" in html  # the sentence, before and after
 
     # Accept one label: only that output changes; the others still fail, with their old entries.
     status, out = run_check(proj, monkeypatch, capsys, "02-shop", "--accept", "model-print")
