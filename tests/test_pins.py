@@ -1,10 +1,12 @@
-"""scripts/setup's pins: exact versions, torch the CPU build, a CUDA torch refused before it downloads.
+"""scripts/setup's pins: exact versions, torch the CPU build, a CUDA torch refused before it downloads
+unless asked for (then its size is said), an exact install (what no pin needs is removed, and said).
 
 pip runs for real, offline: its configuration is replaced by a folder of tiny hand-made wheels, so
 what pip would pick is decided by the same resolver a fresh machine uses.
 """
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import zipfile
@@ -17,14 +19,17 @@ ROOT = Path(__file__).resolve().parents[1]
 from lecturekit.cli import pins  # noqa: E402
 
 
-def fake_wheel(folder: Path, version: str, requires=()) -> Path:
-    """A wheel named torch with only metadata and an empty package (what pip's dry run reads)."""
-    path = folder / f"torch-{version}-py3-none-any.whl"
-    info = f"torch-{version}.dist-info"
-    metadata = "Metadata-Version: 2.1\nName: torch\nVersion: %s\n%s" % (
-        version, "".join(f"Requires-Dist: {r}\n" for r in requires))
+def fake_wheel(folder: Path, version: str, requires=(), name="torch", payload=0) -> Path:
+    """A wheel with only metadata and an empty package (what pip's dry run reads); `payload` bytes
+    of incompressible filler make its size known."""
+    path = folder / f"{name.replace('-', '_')}-{version}-py3-none-any.whl"
+    info = f"{name.replace('-', '_')}-{version}.dist-info"
+    metadata = "Metadata-Version: 2.1\nName: %s\nVersion: %s\n%s" % (
+        name, version, "".join(f"Requires-Dist: {r}\n" for r in requires))
     with zipfile.ZipFile(path, "w") as whl:
-        whl.writestr("torch/__init__.py", "")
+        whl.writestr(f"{name.replace('-', '_')}/__init__.py", "")
+        if payload:
+            whl.writestr(f"{name.replace('-', '_')}/filler.bin", os.urandom(payload), zipfile.ZIP_STORED)
         whl.writestr(f"{info}/METADATA", metadata)
         whl.writestr(f"{info}/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
         whl.writestr(f"{info}/RECORD", "")
@@ -61,9 +66,57 @@ def test_every_dependency_is_pinned_exactly_and_torch_is_the_cpu_build():
 def test_this_environment_matches_its_pins_and_a_different_pin_is_named():
     python = Path(sys.executable)
     assert pins.mismatches(python, pins.pins()) == []
-    problems = pins.mismatches(python, pins.pins(overrides=["torch==2.14.1+cpu", "numpy==9.9.9"]))
-    assert any(p.startswith("torch 2.13.0+cpu is installed, pyproject.toml pins 2.14.1+cpu") for p in problems)
-    assert any(p.startswith("numpy 2.4.6 is installed, pyproject.toml pins 9.9.9") for p in problems)
+    have = pins.installed(python)  # what is installed, whatever the pins say today
+    problems = pins.mismatches(python, pins.pins(overrides=["torch==0.0.1+cpu", "numpy==0.0.1"]))
+    assert f"torch {have['torch']} is installed, pyproject.toml pins 0.0.1+cpu" in problems, problems
+    assert f"numpy {have['numpy']} is installed, pyproject.toml pins 0.0.1" in problems, problems
+    # Nothing installed here that no pin needs.
+    assert pins.extraneous(python, pins.pins()) == []
+
+
+def test_a_build_is_labelled_with_its_variant():
+    assert pins.build_variant("2.13.0+cpu") == "2.13.0+cpu"
+    assert pins.build_variant("2.15.0", cuda="13.2") == "2.15.0+cu132"
+    assert pins.build_variant("2.15.0", ["nvidia-cublas-cu13==13.1; platform_system == 'Linux'"]) == "2.15.0+cu13"
+    assert pins.build_variant("2.15.0") == "2.15.0"
+    # The environment label the check reports reads torch/version.py: this one is the CPU build.
+    from lecturekit.execute import cache
+    assert cache.environment_versions()["torch"] == pins.installed(Path(sys.executable))["torch"]
+
+
+def test_a_cuda_torch_is_installed_only_when_asked_and_its_size_is_said(offline_pip, tmp_path):
+    fake_wheel(offline_pip, "2.0.1", ["nvidia-cublas-cu12==1.0"], payload=300_000)
+    fake_wheel(offline_pip, "1.0", name="nvidia-cublas-cu12", payload=700_000)
+    python, said = Path(sys.executable), []
+    with pytest.raises(pins.WrongEnvironment, match="--allow-cuda"):
+        pins.check_torch_plan(python, {"torch": ("torch", "2.0.1")})
+    pins.check_torch_plan(python, {"torch": ("torch", "2.0.1")}, allow_cuda=True, say=said.append)
+    sizes = sum(p.stat().st_size for p in offline_pip.iterdir())
+    assert said == [f"setup: torch 2.0.1+cu12 is the CUDA build (it runs on the CPU too); with 1 nvidia-*/triton "
+                    f"packages it downloads {sizes / 1e9:.1f} GB. Installing it because --allow-cuda was given."]
+    assert pins.download_size([p.as_uri() for p in offline_pip.iterdir()]) == sizes
+    assert pins.mismatches(python, {"torch": ("torch", pins.installed(python)["torch"])}, allow_cuda=True) == []
+
+
+def test_an_exact_install_removes_what_no_pin_needs_and_says_so(offline_pip, tmp_path):
+    fake_wheel(offline_pip, "2.0.2+cpu", ["helper==1.0", "tester==1.0; extra == 'test'"])
+    fake_wheel(offline_pip, "1.0", name="helper")
+    fake_wheel(offline_pip, "1.0", name="tester")
+    fake_wheel(offline_pip, "1.0", name="nvidia-cublas-cu12")
+    fake_wheel(offline_pip, "1.0", name="triton")
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    subprocess.run([str(python), "-m", "pip", "install", "-q", "torch==2.0.2+cpu", "tester==1.0",
+                    "nvidia-cublas-cu12==1.0", "triton==1.0"], check=True)
+    wanted = {"torch": ("torch", "2.0.2+cpu")}
+    said = []
+    removed = pins.remove_extraneous(venv, wanted, say=said.append)
+    assert sorted(removed) == [("nvidia-cublas-cu12", "1.0"), ("tester", "1.0"), ("triton", "1.0")]
+    assert said == ["setup: removing 3 package(s) no pin needs: nvidia-cublas-cu12 1.0, tester 1.0, triton 1.0"]
+    left = pins.installed(python)
+    assert {"torch", "helper", "pip"} <= set(left) and not {"nvidia-cublas-cu12", "triton", "tester"} & set(left)
+    assert pins.remove_extraneous(venv, wanted, say=said.append) == [] and len(said) == 1
 
 
 def test_a_cuda_torch_is_refused_before_anything_downloads(offline_pip, tmp_path):

@@ -282,11 +282,13 @@ def test_a_changed_plotted_number_fails_the_check_and_a_style_change_does_not(mi
     assert "plotted data changed: figure 1 axes 1 line 'প্রশিক্ষণ ক্ষতি' y" in out
     assert "-axes 1 line 'প্রশিক্ষণ ক্ষতি' y[0:4]: 4 2.5 1.5 1.2" in out
 
-    # Within the cell's declared tolerance, a small change passes.
-    tolerant = CHECKED.replace("#| fig-height: 3", "#| fig-height: 3\n#| tolerance: 0.01")
-    mini.write(tolerant.replace("losses = [4.0, 2.5, 1.5, 1.2]", "losses = [4.0, 2.5, 1.5, 1.201]"))
+    # Within the cell's declared (and explained) tolerance, a small change passes, as a warning old → new.
+    tolerant = CHECKED.replace("#| fig-height: 3", '#| fig-height: 3\n#| tolerance: {rel: 0.01, why: "measured"}')
+    # (not the last value: the prose prints that one, and a sentence is compared exactly)
+    mini.write(tolerant.replace("losses = [4.0, 2.5, 1.5, 1.2]", "losses = [4.0, 2.501, 1.5, 1.2]"))
     status, out = run_check(mini.root, monkeypatch, capsys, "demo")
     assert status == 0, out
+    assert "changed within its tolerance" in out and "+axes 1 line 'প্রশিক্ষণ ক্ষতি' y[0:4]: 4 2.501 1.5 1.2" in out
 
 
 # ---------------------------------------------------------------- names, laziness, lecture 09

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import sys
 
 from .mime import PLOT_MIME, STYLE_MIME
@@ -41,6 +42,28 @@ def cell_figsize(width: float | None = None, height: float | None = None) -> Non
     default_w, default_h = mpl.rcParams["figure.figsize"]
     _saved_figsize.append((default_w, default_h))
     mpl.rcParams["figure.figsize"] = (width or default_w, height or default_h)
+
+
+FIG_OPTION = re.compile(r"^#\|\s*fig-(width|height):\s*([0-9.]+)\s*$", re.M)
+
+
+def _size_from_options(info) -> None:
+    """A cell that carries its `#| fig-width` / `#| fig-height` lines (the executed notebook's cells do)
+    gets that figure size in any kernel, so nbval or Quarto re-running the notebook draws the same
+    figure bytes as the lecture's own kernel (which sets the size from the options it read)."""
+    found = dict(FIG_OPTION.findall(getattr(info, "raw_cell", "") or ""))
+    _sized_by_options.append(bool(found))
+    if found:
+        cell_figsize(float(found["width"]) if "width" in found else None,
+                     float(found["height"]) if "height" in found else None)
+
+
+def _restore_size(result=None) -> None:
+    if _sized_by_options and _sized_by_options.pop():
+        cell_figsize()
+
+
+_sized_by_options = []
 
 
 def _shown(fig) -> dict:
@@ -85,6 +108,9 @@ def setup_kernel() -> None:
     class PlotStyleFormatter(JSONFormatter):
         format_type = Unicode(STYLE_MIME)
 
+    if _size_from_options not in shell.events.callbacks["pre_run_cell"]:
+        shell.events.register("pre_run_cell", _size_from_options)
+        shell.events.register("post_run_cell", _restore_size)
     formatters = shell.display_formatter.formatters
     # The look first: the data formatter closes the figure.
     formatters[STYLE_MIME] = PlotStyleFormatter(parent=shell.display_formatter)

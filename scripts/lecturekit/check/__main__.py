@@ -2,11 +2,13 @@
 
   scripts/check [LECTURE ...]              check, from the render cache when it is valid
   scripts/check --fresh                    execute again first
-  scripts/check LECTURE --accept           record every changed output (creates the file the first time)
+  scripts/check LECTURE --accept           record every changed output and rewrite every entry
+                                           (versions, digests, prose values; creates the file the first time)
   scripts/check --accept LABEL ...         record only these cells' outputs
   scripts/check --compare-python PATH      the upgrade report: this environment vs another interpreter
 
-Exit status 0 when every output is as expected and every claim holds, 1 otherwise; with
+Exit status 0 when every output and prose value is as expected and every claim holds (one line per
+lecture; a passing check refreshes the recorded file digests and prose values), 1 otherwise; with
 --compare-python, 3 when that interpreter cannot run the lectures (missing, a directory, no
 ipykernel, no torch), 1 when an output differs between the two or from tests/expected there.
 """
@@ -86,17 +88,16 @@ def run_check(args, project, say):
             unknown_labels(checkeds, args.accept)
         for checked in checkeds:
             changed = accept(checked, project.root, args.accept or None)
-            if changed:
-                print(f"[{checked.name}] accepted {len(changed)}: {' '.join(changed)} -> "
-                      f"{_rel(project, checked.expectations.path)}")
-            else:
-                print(f"[{checked.name}] nothing to accept")
+            print(f"[{checked.name}] accepted {len(changed)}: {' '.join(changed) or '(no output changed)'}; "
+                  f"every entry rewritten -> {_rel(project, checked.expectations.path)}")
     for checked in checkeds:
-        print(lecture_report(checked))
-        print()
+        report = lecture_report(checked)
+        print(report + ("\n" if "\n" in report else ""))
     path = write_check_report(args.html or project.output_dir / "check-report.html", checkeds)
-    print(summary(checkeds))
-    print(f"HTML report: {_rel(project, path)}")
+    text = summary(checkeds)
+    if text:
+        print(f"HTML report: {_rel(project, path)}")
+        print(text)
     return 1 if any(c.failed for c in checkeds) else 0
 
 

@@ -1,36 +1,60 @@
-"""`--accept`: record the new outputs of the cells that changed (all, or the labels named).
+"""`--accept`: record the new outputs (of every changed cell, or of the labels named) and rewrite
+every entry of the lecture's expectations file.
 
-Only entries whose output changed are rewritten, with the versions they now ran under; the others
-keep their text. An expectation whose cell is gone (or hidden) is removed. Unlabelled cells and
-failed claims cannot be accepted: the lecture has to change.
+Every entry gets this run's versions and code digests, and the file gets this run's file digests and
+prose values, so no entry is left with a stale cause. With labels, only those cells' outputs are
+taken; another cell that still differs keeps its old output and versions (its drift stays reported).
+An expectation whose cell is gone (or hidden) is removed. Unlabelled cells and failed claims cannot
+be accepted: the lecture has to change.
 """
 from lecturekit.errors import LectureError
-from .expectations import entry_for
-from .run import compare_all
+from .run import rewrite
 
 ACCEPTABLE = ("drift", "missing", "stale", "no-longer-raises", "raised-differently")
 
 
 def accept(checked, project_root, labels=None):
-    """Rewrite the changed expectations of one lecture; return the labels rewritten or removed."""
+    """Rewrite one lecture's expectations; return the labels whose output was recorded or removed."""
     wanted = set(labels) if labels else None
-    new, removed = {}, set()
+    store = checked.expectations
+    outputs, taken, removed, kept = {}, [], [], []
     for result in checked.results:
-        if result.status not in ACCEPTABLE or (wanted is not None and result.label not in wanted):
-            continue
+        chosen = wanted is None or result.label in wanted
         if result.status == "stale":
-            removed.add(result.label)
-        else:
-            new[result.label] = entry_for(result.got, checked.versions, result.cell.digests if result.cell else None)
-    if new or removed:
-        checked.expectations.write(new, removed, checked.document_order)
-        compare_all(checked, project_root)
-    return sorted(new, key=_order(checked)) + sorted(removed)
+            if chosen:
+                removed.append(result.label)
+            else:
+                outputs[result.label] = store.get(result.label).get("outputs") or []
+            continue
+        if result.status == "unlabelled":
+            continue
+        if result.status in ACCEPTABLE and chosen:
+            outputs[result.label] = result.got
+            taken.append(result.label)
+        elif result.status in ACCEPTABLE:
+            outputs[result.label] = store.get(result.label).get("outputs") or [] if store.get(result.label) else None
+            kept.append(result.label)
+        else:  # as expected: exactly, or within its tolerance (then the new text is taken when accepting all)
+            outputs[result.label] = result.got if (chosen and result.within) else result.expected
+    outputs = {k: v for k, v in outputs.items() if v is not None}
+    if wanted is None or not kept:
+        rewrite(checked, outputs, project_root)
+    else:
+        # Cells still differing keep the versions their output was recorded under.
+        _rewrite_keeping(checked, outputs, kept, project_root)
+    return taken + removed
 
 
-def _order(checked):
-    order = checked.document_order
-    return lambda label: order.index(label) if label in order else len(order)
+def _rewrite_keeping(checked, outputs, kept, project_root):
+    store = checked.expectations
+    old = {label: dict(store.get(label)) for label in kept if store.get(label)}
+    old_files, old_prose = dict(store.files), list(store.prose)
+    rewrite(checked, outputs, project_root)
+    entries = dict(store.entries)
+    entries.update(old)
+    store.rewrite(entries, old_files or store.files, old_prose or store.prose)
+    from .run import compare_all
+    compare_all(checked, project_root)
 
 
 def unknown_labels(checkeds, labels):

@@ -1,19 +1,22 @@
 """Why a cell's output differs from its expectation: what changed since it was recorded.
 
 Each expectation stores the environment it was recorded under (versions with the build variant,
-torch's CPU capability, the BLAS libraries, the output-changing environment variables) and two code
-digests: the cell's own code, and everything before it that can change it (earlier cells and the
-course code under code/). Comparing both with this run says whether the environment, the code,
-both or neither changed; "neither" means the output is not reproducible as written.
+the CPU, torch's CPU capability and thread count, the BLAS libraries, the output-changing environment
+variables) and two code digests: the cell's own code, and everything before it that can change it
+(earlier cells and the course code under code/). The expectations file also holds a digest of every
+file under code/ and in the lecture's folder (`_files`), refreshed on every accept and every passing
+check. Comparing them with this run says whether the environment, the code (naming the files), both
+or neither changed; "neither" means the output is not reproducible as written.
 """
 import hashlib
 import json
+import os
 
 from lecturekit.execute import cache
 
 # What is recorded per expectation, in this order.
-FINGERPRINT_KEYS = ("python", "torch", "numpy", "cpu_capability", "torch_blas", "numpy_blas", "numpy_blas_core",
-                    "env")
+FINGERPRINT_KEYS = ("python", "torch", "numpy", "cpu", "cpu_capability", "torch_threads", "torch_blas",
+                    "numpy_blas", "numpy_blas_core", "env")
 
 
 def digest(obj) -> str:
@@ -29,6 +32,31 @@ def code_digests(cells, code_dir) -> dict:
             found[cell.label] = {"cell": digest(cell.code), "before": chain.copy().hexdigest()[:12]}
         chain.update(b"\0" + cell.code.encode())
     return found
+
+
+def project_files(project_root, code_dir, lecture_root) -> dict:
+    """Path relative to the project -> short digest, of every file under code/ and the lecture folder."""
+    found = {}
+    for folder in (code_dir, lecture_root):
+        rel = os.path.relpath(folder, project_root)
+        for name, sha in cache.file_digests(folder, skip_suffixes=(".pyc",)):
+            found[f"{rel}/{name}"] = sha[:12]
+    return found
+
+
+def changed_files(recorded: dict, now: dict) -> list:
+    """'path' (changed), 'path (new)', 'path (removed)', sorted; [] when nothing was recorded."""
+    if not recorded:
+        return []
+    out = []
+    for path in sorted(set(recorded) | set(now)):
+        if path not in now:
+            out.append(f"{path} (removed)")
+        elif path not in recorded:
+            out.append(f"{path} (new)")
+        elif recorded[path] != now[path]:
+            out.append(path)
+    return out
 
 
 def fingerprint(versions: dict) -> dict:
@@ -53,25 +81,30 @@ def environment_changes(recorded: dict, now: dict) -> list:
     return changes
 
 
-def explain(entry: dict, digests: dict | None, versions: dict) -> str:
-    """One line: what changed between the recorded expectation and this run."""
+def explain(entry: dict, digests: dict | None, versions: dict, files: list | None = None,
+            where: str = "") -> str:
+    """One line: what changed between the recorded expectation and this run. `files`: the files
+    that changed since the expectations were last confirmed (changed_files), None when unknown."""
     env = environment_changes(entry.get("versions") or {}, versions)
     recorded = entry.get("code")
     code = []
     if recorded and digests:
         if recorded.get("cell") != digests.get("cell"):
-            code.append("this cell's code")
+            code.append(f"this cell's code ({where})" if where else "this cell's code")
         if recorded.get("before") != digests.get("before"):
-            code.append("an earlier cell or the course code (code/)")
+            code.append("files: " + ", ".join(files) if files
+                        else "an earlier cell or the course code (code/)")
+    elif files:
+        code.append("files: " + ", ".join(files))
     parts = []
     if env:
         parts.append("the environment changed (" + "; ".join(env) + ")")
     if code:
         parts.append("the code changed (" + " and ".join(code) + ")")
     if parts:
-        return "what changed since it was recorded: " + ", and ".join(parts)
-    if not recorded:
-        return ("the environment is the same; the code is unknown (recorded without code digests: "
+        return "why: " + ", and ".join(parts)
+    if not recorded and files is None:
+        return ("why: the environment is the same; the code is unknown (recorded without code digests: "
                 "--accept records them)")
-    return ("neither the code nor the environment changed: the output is not reproducible as written "
+    return ("why: neither the code nor the environment changed: the output is not reproducible as written "
             "(time, unseeded randomness, thread scheduling?)")

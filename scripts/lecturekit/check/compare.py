@@ -1,12 +1,14 @@
-"""Compare expected and executed items: text exactly, numbers within the cell's declared tolerance.
+"""Compare expected and executed items: exactly (after the normalisers), or within a measured tolerance.
 
-Without `#| tolerance:` every character counts, so neither randomness nor real drift is hidden.
-With it, the texts are split into numbers and the text between them; the text between must match
-(runs of spaces may differ, since printed columns widen with their numbers) and each pair of numbers
-must satisfy |got - expected| <= max(rel * max(|got|, |expected|), abs):
-  #| tolerance: 1e-6                     rel = abs = 1e-6
-  #| tolerance: {rel: 1e-5, abs: 1e-8}   either may be left out (then 0)
-Bengali digits (০-৯) count as digits. Error types (ename) are always compared exactly.
+An output matches when its text is identical to the expectation. A cell may declare a tolerance only
+for a difference measured between CPUs, kernels or thread counts, and must say so where it declares it:
+  #| tolerance: {rel: 1e-5, abs: 1e-8, why: "AVX2 and AVX512 sum the 64 products in another order"}
+(`rel` or `abs` may be left out, then 0; `why` is required). The texts are then split into numbers and
+the text between them; the text between must match (runs of spaces may differ, since printed columns
+widen with their numbers) and each pair of numbers must satisfy
+|got - expected| <= max(rel * max(|got|, |expected|), abs). Bengali digits (০-৯) count as digits.
+Error types (ename) are always compared exactly. A difference within the tolerance is never silent:
+the report shows it as a warning (old → new), see `within_tolerance`.
 """
 import difflib
 import math
@@ -25,6 +27,7 @@ SPACES = re.compile(r"[ \t]+")
 class Tolerance:
     rel: float = 0.0
     abs: float = 0.0
+    why: str = ""
 
     def close(self, a, b):
         if math.isnan(a) or math.isnan(b):
@@ -34,22 +37,28 @@ class Tolerance:
         return abs(a - b) <= max(self.rel * max(abs(a), abs(b)), self.abs)
 
 
+USAGE = '{rel: …, abs: …, why: "the difference measured between CPUs, kernels or thread counts"}'
+
+
 def tolerance_of(options, where=(None, None, None)):
     """The cell's `#| tolerance:` as a Tolerance, or None (exact comparison)."""
     value = options.get("tolerance")
     if value is None:
         return None
     value = _number(value) if isinstance(value, str) else value
-    if isinstance(value, dict):
-        value = {k: _number(v) if isinstance(v, str) else v for k, v in value.items()}
-    if isinstance(value, bool):
-        raise LectureError(f"'tolerance' must be a number or {{rel: …, abs: …}}, not {value!r}", *where)
-    if isinstance(value, (int, float)):
-        return Tolerance(float(value), float(value))
-    unknown = set(value) - {"rel", "abs"}
-    if unknown or not all(isinstance(v, (int, float)) for v in value.values()):
-        raise LectureError(f"'tolerance' takes the keys rel and abs with numbers, not {value!r}", *where)
-    return Tolerance(float(value.get("rel", 0.0)), float(value.get("abs", 0.0)))
+    if not isinstance(value, dict):
+        raise LectureError(f"'tolerance' must say why it is there (outputs are compared exactly unless a "
+                           f"difference between machines was measured): {USAGE}, not {value!r}", *where)
+    why = value.get("why")
+    numbers = {k: _number(v) if isinstance(v, str) else v for k, v in value.items() if k != "why"}
+    unknown = set(numbers) - {"rel", "abs"}
+    if unknown or not numbers or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                         for v in numbers.values()):
+        raise LectureError(f"'tolerance' takes the keys rel and abs with numbers, and why: {USAGE}, "
+                           f"not {value!r}", *where)
+    if not isinstance(why, str) or not why.strip():
+        raise LectureError(f"'tolerance' must say why it is there (the difference measured): {USAGE}", *where)
+    return Tolerance(float(numbers.get("rel", 0.0)), float(numbers.get("abs", 0.0)), why.strip())
 
 
 def _number(text):
@@ -88,6 +97,14 @@ def items_match(expected, got, tolerance=None):
         if not texts_match(item_text(e), item_text(g), tolerance):
             return False
     return True
+
+
+def within_tolerance(expected, got, tolerance):
+    """The diff lines of an output that matches only thanks to the tolerance (empty when identical
+    or when it does not match at all): a warning, never silence."""
+    if tolerance is None or expected == got or not items_match(expected, got, tolerance):
+        return []
+    return unified_diff(expected, got, context=0)[2:]
 
 
 def unified_diff(expected, got, context=3):

@@ -1,5 +1,12 @@
-"""tests/expected/<lecture>.yaml: each output-producing cell's expected output, keyed by its label.
+"""tests/expected/<lecture>.yaml: each output-producing cell's expected output, keyed by its label,
+and what the prose printed and the files the outputs came from.
 
+    _files:
+      code/bazarghar/train.py: 5be0…
+      lectures/09-nn-module/_01-module.qmd: 0c4d…
+    _prose:
+    - {file: lectures/09-nn-module/_04-counting.qmd, expr: bn(total), value: ২,৩৫,১৪৬}
+    - {file: lectures/09-nn-module/_04-counting.qmd, claim: 'গড় ০.৫-এর কাছে', holds: true}
     tour-build:
       versions: {python: 3.11.7, torch: 2.13.0+cpu, numpy: 2.4.6, cpu_capability: AVX512, ...}
       code: {cell: 3f2a…, before: 9c1e…}
@@ -8,8 +15,10 @@
           DeliveryMLP(
           ...
 
-Entries follow the lecture's order. Rewriting replaces only the entries that changed: every other
-entry keeps its exact text (comments included), so the diff of an --accept shows only real changes.
+`_files` holds a digest of every file under code/ and in the lecture's folder (so a report names the
+file that changed, see cause.py), `_prose` the text every inline expression printed and whether
+every claim held, in document order (prose.py). Entries follow the lecture's order. `--accept`
+rewrites every entry (versions, digests); a check that passes refreshes the digests and the prose.
 """
 import re
 from pathlib import Path
@@ -21,8 +30,9 @@ from .cause import fingerprint
 
 HEADER = ("# Expected outputs of lecture {name}, one entry per cell that produces output, keyed by its\n"
           "# label, with the versions they were recorded under. Checked by `scripts/check {name}`;\n"
-          "# `scripts/check {name} --accept [LABEL ...]` rewrites the entries whose output changed.\n")
+          "# `scripts/check {name} --accept` records the new outputs and rewrites every entry.\n")
 TOP_KEY = re.compile(r"^[^\s#\-.]")
+FILES, PROSE = "_files", "_prose"  # top-level keys that are not cell labels
 
 
 class _Flow(dict):
@@ -60,10 +70,21 @@ def dump_entry(label, entry):
     entry = {"versions": _flow(entry.get("versions") or {}),
              **({"code": _Flow(entry["code"])} if entry.get("code") else {}),
              "outputs": entry.get("outputs") or []}
-    text = yaml.dump({label: entry}, Dumper=_Dumper, sort_keys=False, allow_unicode=True,
+    return _dump({label: entry})
+
+
+def _dump(data):
+    text = yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True,
                      width=1_000_000, default_flow_style=False)
     # A `|+` scalar makes PyYAML close the document with `...`; entries share one document.
     return text[:-4] if text.endswith("\n...\n") else text
+
+
+def _key_of(line):
+    """The top-level key a line starts (an entry's first line: `label:` or `_files: {…}`)."""
+    if line.startswith((FILES + ":", PROSE + ":")):
+        return line.split(":", 1)[0]
+    return str(next(iter(yaml.safe_load(line.rstrip("\n") + " null") or {None: 0})))
 
 
 class Expectations:
@@ -74,6 +95,8 @@ class Expectations:
         self.lecture_name = lecture_name
         self.header = HEADER.format(name=lecture_name)
         self.entries = {}  # label -> {"versions": {...}, "outputs": [items]}
+        self.files = {}  # path relative to the project -> digest, when the outputs were last confirmed
+        self.prose = []  # prose.py's records, in document order
         self.chunks = {}  # label -> the entry's text in the file
         self.exists = self.path.exists()
         if self.exists:
@@ -89,6 +112,10 @@ class Expectations:
                                mark.line + 1 if mark else None) from None
         if not isinstance(data, dict):
             raise LectureError("expectations must be a mapping from cell label to entry", self.path, 1)
+        self.files = data.pop(FILES, None) or {}
+        self.prose = data.pop(PROSE, None) or []
+        if not isinstance(self.files, dict) or not isinstance(self.prose, list):
+            raise LectureError(f"'{FILES}' must be a mapping and '{PROSE}' a list", self.path)
         for label, entry in data.items():
             if not isinstance(entry, dict) or not isinstance(entry.get("outputs", []), list):
                 raise LectureError(f"entry '{label}' must hold 'versions' and a list 'outputs'", self.path)
@@ -98,10 +125,12 @@ class Expectations:
             if TOP_KEY.match(line):
                 if current is not None:
                     self.chunks[current] = "".join(lines)
-                current, lines = str(next(iter(yaml.safe_load(line.rstrip("\n") + " null") or {None: 0}))), []
+                current, lines = _key_of(line), []
             (header if current is None else lines).append(line)
         if current is not None:
             self.chunks[current] = "".join(lines)
+        self.chunks.pop(FILES, None)
+        self.chunks.pop(PROSE, None)
         self.header = "".join(header)
 
     def get(self, label):
@@ -135,10 +164,29 @@ class Expectations:
         for label, entry in new_entries.items():
             self.entries[label] = entry
             self.chunks[label] = dump_entry(label, entry)
-        text = self.header + "".join(self.chunks[label] for label in order)
+        self._write_text(self.header + self._meta_text() + "".join(self.chunks[label] for label in order))
+        self.entries = {label: self.entries[label] for label in order}
+        self.exists = True
+
+    def rewrite(self, entries, files, prose):
+        """Write the whole file: every entry (in the order given), the file digests and the prose."""
+        self.header = HEADER.format(name=self.lecture_name)
+        self.files, self.prose = dict(files), list(prose)
+        self.entries = dict(entries)
+        self.chunks = {label: dump_entry(label, entry) for label, entry in self.entries.items()}
+        self._write_text(self.header + self._meta_text() + "".join(self.chunks.values()))
+        self.exists = True
+
+    def _meta_text(self):
+        text = ""
+        if self.files:
+            text += _dump({FILES: dict(self.files)})  # one line per file: a diff names the file
+        if self.prose:
+            text += _dump({PROSE: [_Flow(p) for p in self.prose]})
+        return text
+
+    def _write_text(self, text):
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_suffix(".tmp")
         tmp.write_text(text, encoding="utf-8")
         tmp.replace(self.path)
-        self.entries = {label: self.entries[label] for label in order}
-        self.exists = True

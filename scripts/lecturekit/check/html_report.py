@@ -114,7 +114,7 @@ def _env():
 
 
 def write_check_report(path, checkeds, title="Output check"):
-    from .report import _claim_state, lecture_report, reader_lines, timing_line
+    from .report import _claim_state, reader_lines, summary_line, timing_line
     lectures = []
     for checked in checkeds:
         problems = []
@@ -129,11 +129,17 @@ def write_check_report(path, checkeds, title="Output check"):
                 "cause": r.cause,
                 "rows": side_by_side(r.expected or [], r.got or []), "left": "expected", "right": "got",
                 "readers": [line.strip() for line in reader_lines(r.readers, "")]})
+        for kind, changes in (("PROSE", checked.prose_changes), ("PROSE (this machine)", checked.prose_machine)):
+            for c in changes:  # the sentence before and after, changed words marked
+                problems.append({"kind": kind, "label": f"`{{python}} {c.expr}`", "heading": "", "where": c.where,
+                                 "message": f"{c.old} → {c.new}", "versions": "", "cause": "",
+                                 "rows": [(*token_pair(c.old_sentence, c.new_sentence), "changed")],
+                                 "left": "was", "right": "now", "readers": []})
         claims = [{"where": f"{c['file']}:{c['line']}", "sentence": c["sentence"], "expr": c["expr"],
                    "state": _claim_state(c)} for c in checked.claims_failed]
         lectures.append({"name": checked.name, "timing": timing_line(checked),
                          "versions": versions_text(checked.versions),
-                         "summary": lecture_report(checked).split("\n")[1], "problems": problems,
+                         "summary": summary_line(checked), "problems": problems,
                          "claims": claims, "rows": []})
     return _write(path, title, lectures)
 
@@ -156,6 +162,12 @@ def write_compare_report(path, comparisons):
                       "the other environment)", "versions": "", "cause": r.cause,
                       "rows": side_by_side(r.expected or [], r.got or []), "left": "tests/expected",
                       "right": f"{comp.python}", "readers": []} for r in comp.expected_failed_there]
+        for kind, changes in (("PROSE", checked.prose_changes), ("PROSE (this machine)", checked.prose_machine)):
+            for c in changes:  # the sentence before and after, changed words marked
+                problems.append({"kind": kind, "label": f"`{{python}} {c.expr}`", "heading": "", "where": c.where,
+                                 "message": f"{c.old} → {c.new}", "versions": "", "cause": "",
+                                 "rows": [(*token_pair(c.old_sentence, c.new_sentence), "changed")],
+                                 "left": "was", "right": "now", "readers": []})
         claims = [{"where": f"{c['file']}:{c['line']}", "sentence": c["sentence"], "expr": c["expr"],
                    "state": "fails under the other environment"} for c in comp.claims_failed_there]
         lectures.append({"name": comp.name, "timing": comp.timing_text, "versions": "",

@@ -6,11 +6,15 @@ TITLES = {
 }
 
 
+VERSION_NAMES = (("python", "python"), ("torch", "torch"), ("numpy", "numpy"), ("cpu", "CPU"),
+                 ("cpu_capability", "CPU capability"), ("torch_threads", "torch threads"),
+                 ("torch_blas", "torch BLAS"), ("numpy_blas", "NumPy BLAS"), ("numpy_blas_core", "kernels"))
+
+
 def versions_text(versions):
-    """python, torch (with its build variant), numpy, and the kernels that did the arithmetic."""
-    names = (("python", "python"), ("torch", "torch"), ("numpy", "numpy"), ("cpu_capability", "CPU capability"),
-             ("torch_blas", "torch BLAS"), ("numpy_blas", "NumPy BLAS"), ("numpy_blas_core", "kernels"))
-    return ", ".join(f"{name} {versions.get(k)}" for k, name in names if versions and versions.get(k) is not None)
+    """python, torch (with its build variant), numpy, the CPU and the kernels and threads that did the arithmetic."""
+    return ", ".join(f"{name} {versions.get(k)}" for k, name in VERSION_NAMES
+                     if versions and versions.get(k) is not None)
 
 
 def timing_line(checked):
@@ -37,21 +41,39 @@ def reader_lines(readers, indent="    "):
     return lines
 
 
-def problem_lines(checked, result):
+def prose_change_lines(changes, indent="    "):
+    lines = []
+    for c in changes:
+        lines.append(f"{indent}{c.where}  `{{python}} {c.expr}`  {c.old} → {c.new}")
+        lines.append(f"{indent}  was: {c.old_sentence}")
+        lines.append(f"{indent}  now: {c.new_sentence}")
+    return lines
+
+
+def _attached(checked, result):
+    """The prose changes that read this cell's results (the rest are reported on their own)."""
+    spots = {(r["file"], r["line"], r["expr"]) for r in result.readers if r["kind"] == "inline"}
+    return [c for c in checked.prose_changes if (c.file, c.line, c.expr) in spots]
+
+
+def problem_lines(checked, result, prose_shown):
     cell = result.cell
     where = f" › {cell.heading}" if cell and cell.heading else ""
     lines = [f"{TITLES[result.status]}  {checked.name}{where} › {result.label}",
              f"    {cell.where if cell else checked.expectations.path}",
              f"    {result.message}"]
-    if result.expected_versions and result.status != "stale":
-        lines.append(f"    expected output recorded under {versions_text(result.expected_versions)}; "
-                     f"this run: {versions_text(checked.versions)}")
     if result.cause:
         lines.append(f"    {result.cause}")
     lines += ["    " + line for line in result.diff]
-    if result.readers:
-        lines.append("    prose that reads this cell's results:")
-        lines += reader_lines(result.readers, "      ")
+    changes = [c for c in _attached(checked, result) if c not in prose_shown]
+    if changes:
+        prose_shown.extend(changes)
+        lines.append("    prose this changes:")
+        lines += prose_change_lines(changes, "      ")
+    claims = [r for r in result.readers if r["kind"] == "claim"]
+    if claims:
+        lines.append("    claims that read this cell's results:")
+        lines += reader_lines(claims, "      ")
     return lines
 
 
@@ -61,39 +83,94 @@ def claim_lines(checked, claim):
             f"    check=\"{claim['expr']}\" {_claim_state(claim)}"]
 
 
-def lecture_report(checked):
-    results = checked.results
-    checked_cells = [r for r in results if r.status != "stale"]
-    problems = checked.problems
-    lines = [timing_line(checked)]
+def warning_lines(checked, result):
+    cell = result.cell
+    tol = cell.options.get("tolerance") if cell else None
+    why = tol.get("why") if isinstance(tol, dict) else ""
+    where = f" › {cell.heading}" if cell and cell.heading else ""
+    return ([f"WARNING  {checked.name}{where} › {result.label}: changed within its tolerance",
+             f"    {cell.where}  (tolerance: {why})"]
+            + ["    " + line for line in result.within if not line.startswith("@@")])
+
+
+def environment_lines(checked):
+    """The environment diff once per lecture: what the outputs were recorded under, and this run."""
+    recorded = [r.expected_versions for r in checked.problems if r.expected_versions]
+    if not recorded:
+        return []
+    from .cause import environment_changes
+    was = recorded[0]
+    changes = environment_changes(was, checked.versions)
+    lines = [f"    recorded under: {versions_text(was)}", f"    this run:       {versions_text(checked.versions)}"]
+    return ["ENVIRONMENT  " + ("; ".join(changes) if changes else "the same as recorded")] + lines
+
+
+def summary_line(checked):
+    checked_cells = [r for r in checked.results if r.status != "stale"]
+    stale = sum(r.status == "stale" for r in checked.problems)
     held = checked.claims_total - len(checked.claims_failed)
-    lines.append(f"[{checked.name}] {len(checked_cells)} cells with output: "
-                 f"{sum(not r.failed for r in checked_cells)} as expected, "
-                 f"{sum(r.failed for r in checked_cells)} not"
-                 + (f"; {len(problems) - sum(r.failed for r in checked_cells)} stale expectations"
-                    if any(r.status == "stale" for r in problems) else "")
-                 + f"; claims: {held} of {checked.claims_total} hold")
+    inline = sum(1 for v in checked.prose if hasattr(v, "expr"))
+    return (f"[{checked.name}] {len(checked_cells)} cells with output: "
+            f"{sum(not r.failed for r in checked_cells)} as expected, {sum(r.failed for r in checked_cells)} not"
+            + (f"; {stale} stale expectations" if stale else "")
+            + f"; prose values: {inline - len(checked.prose_changes) - len(checked.prose_machine)} of {inline} "
+              f"as recorded" + (f" ({len(checked.prose_machine)} differ on this machine)" if checked.prose_machine else "")
+            + f"; claims: {held} of {checked.claims_total} hold")
+
+
+def lecture_report(checked):
+    """The lecture's report: one line when nothing changed, else every change with where and why."""
+    if not checked.failed and not checked.has_warnings and not checked.recorded:
+        inline = sum(1 for v in checked.prose if hasattr(v, "expr"))
+        ok = sum(r.status != "stale" for r in checked.results)
+        return (f"[{checked.name}] OK: {ok} outputs, {inline} prose values, {checked.claims_total} claims as "
+                f"recorded; " + timing_line(checked).split("] ", 1)[1]
+                + ("; digests refreshed" if checked.refreshed else ""))
+    lines = [timing_line(checked), summary_line(checked)]
     if not checked.expectations.exists:
         lines.append(f"[{checked.name}] no expectations yet ({checked.expectations.path.name}); if the outputs "
                      f"are right, record them: scripts/check {checked.name} --accept")
-    for result in problems:
+    if checked.recorded:
+        lines.append(f"[{checked.name}] new cells, outputs recorded in {checked.expectations.path.name}: "
+                     + " ".join(checked.recorded))
+    files = checked.changed_files
+    if checked.failed and files:
+        lines.append(f"[{checked.name}] files changed since the outputs were recorded: " + ", ".join(files))
+    env = environment_lines(checked)
+    if env:
+        lines += [""] + env
+    shown = []
+    for result in checked.problems:
         if checked.expectations.exists or result.status != "missing":
-            lines += [""] + problem_lines(checked, result)
+            lines += [""] + problem_lines(checked, result, shown)
+    rest = [c for c in checked.prose_changes if c not in shown]
+    if rest:
+        lines += ["", f"PROSE  {checked.name}: {len(rest)} value(s) in the text changed"] + prose_change_lines(rest)
     for claim in checked.claims_failed:
         lines += [""] + claim_lines(checked, claim)
+    for result in checked.warnings:
+        lines += [""] + warning_lines(checked, result)
+    if checked.prose_machine:
+        lines += ["", f"WARNING  {checked.name}: {len(checked.prose_machine)} value(s) in the text differ on this "
+                      "machine (no file changed, same versions, another CPU/kernels/threads)"]
+        lines += prose_change_lines(checked.prose_machine)
     return "\n".join(lines)
 
 
 def summary(checkeds):
     drift = sum(len(c.problems) for c in checkeds)
+    prose = sum(len(c.prose_changes) for c in checkeds)
     claims = sum(len(c.claims_failed) for c in checkeds)
-    if not drift and not claims:
-        return "OK: every output as expected, every claim holds"
-    names = " ".join(c.name for c in checkeds if c.problems)
-    text = f"FAILED: {drift} cell(s) not as expected, {claims} claim(s) failing."
-    if drift:
-        text += (f"\nIf the new outputs are right: scripts/check {names} --accept "
-                 "(or --accept LABEL ... for some of them)")
+    warnings = sum(len(c.warnings) + len(c.prose_machine) for c in checkeds)
+    if not drift and not claims and not prose:
+        return "" if not warnings else (f"OK with {warnings} warning(s): values changed within their tolerance "
+                                        "or on this machine's arithmetic (above)")
+    names = " ".join(c.name for c in checkeds if c.problems or c.prose_changes)
+    text = (f"FAILED: {drift} cell(s) not as expected, {prose} prose value(s) changed, "
+            f"{claims} claim(s) failing.")
     if claims:
         text += "\nA failing claim means the prose no longer matches the output: edit the sentence or the code."
+    if drift or prose:
+        text += (f"\nIf the new outputs are right, accept them: scripts/check {names} --accept "
+                 "(or scripts/render --accept to accept and render)")
     return text

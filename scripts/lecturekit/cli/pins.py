@@ -1,13 +1,19 @@
-"""The Python environment, exactly as pyproject.toml pins it; torch always the CPU build.
+"""The Python environment, exactly as pyproject.toml pins it; torch the CPU build unless asked.
 
-    python3 -m lecturekit.cli.pins install [--venv DIR] [--pin NAME==VERSION ...]
+    python3 -m lecturekit.cli.pins install [--venv DIR] [--pin NAME==VERSION ...] [--allow-cuda]
     python3 -m lecturekit.cli.pins verify  [--venv DIR]
 
 `install` makes (or updates) the venv: it first asks pip which torch it would pick (a dry run that
 reads metadata only) and stops, before anything is downloaded, when that is not a CPU build: on
-PyPI a plain `torch` for Linux is the CUDA build and pulls several GB of nvidia-* packages. Then it
-installs the pins and verifies them. `--pin` overrides a pin for this venv only: the next version's
-environment for `scripts/check --compare-python` (`--venv ../venv-next --pin torch==2.14.1+cpu`).
+PyPI a plain `torch` for Linux is the CUDA build and pulls several GB of nvidia-* packages. With
+`--allow-cuda` it installs that build anyway (it runs on the CPU too; PyPI's newest torch may exist
+only as that build) after saying how much it downloads. Then it installs the pins and verifies them.
+`--pin` overrides a pin for this venv only: the next version's environment for
+`scripts/check --compare-python` (`--venv ../venv-next --pin torch==2.15.0 --allow-cuda`).
+
+The install is exact: a package that neither a pin nor a pin's requirements (followed through) name
+is removed afterwards, and the removal is said (the nvidia-* packages and triton a CUDA torch left
+behind, when the venv goes back to the CPU build). pip, setuptools, wheel, uv and the project itself stay.
 
 The packages go in with uv when pyproject.toml pins it (pip installs that one pin first): a fresh
 venv in about 10 s instead of pip's 1.5 min, the same versions (verified after every install). uv
@@ -53,6 +59,17 @@ def pins(pyproject: Path = ROOT / "pyproject.toml", overrides=()) -> dict:
     return found
 
 
+def build_variant(version: str, requires=(), cuda: str | None = None) -> str:
+    """The version with its build variant: `2.13.0+cpu` as it is; PyPI's CUDA wheel, which carries
+    no label, as `2.15.0+cu132` (from torch/version.py's `cuda`, or its nvidia-*-cuNN requirements)."""
+    if "+" in version:
+        return version
+    if cuda:
+        return f"{version}+cu{cuda.replace('.', '')}"
+    tags = sorted({m.group(1) for r in requires for m in [re.search(r"nvidia-[a-z-]*?-(cu\d+)", canonical(r))] if m})
+    return f"{version}+{tags[0]}" if tags else version
+
+
 def is_cpu_build(version: str, requires=()) -> bool:
     """A torch wheel built without CUDA/ROCm: the +cpu label, and no nvidia-* requirements."""
     label = version.partition("+")[2]
@@ -71,8 +88,9 @@ def installed(python: Path) -> dict:
     return {canonical(k): v for k, v in json.loads(out).items()}
 
 
-def mismatches(python: Path, wanted: dict) -> list:
-    """One line per pinned package whose installed version differs, or torch not built for the CPU."""
+def mismatches(python: Path, wanted: dict, allow_cuda: bool = False) -> list:
+    """One line per pinned package whose installed version differs, or torch not built for the CPU
+    (unless a CUDA build was asked for)."""
     have = installed(python)
     problems = []
     for key, (name, version) in wanted.items():
@@ -82,7 +100,7 @@ def mismatches(python: Path, wanted: dict) -> list:
         elif got != version:
             problems.append(f"{name} {got} is installed, pyproject.toml pins {version}")
     torch = have.get("torch")
-    if torch and not is_cpu_build(torch):
+    if torch and not is_cpu_build(torch) and not allow_cuda:
         problems.append(f"torch {torch} is not the CPU build (+cpu): its outputs are not the ones the "
                         "lectures record, and it carries several GB of CUDA libraries")
     return problems
@@ -107,18 +125,117 @@ def planned_torch(python: Path, requirement: str) -> dict:
     return {"version": meta["version"], "url": item["download_info"]["url"], "nvidia": nvidia}
 
 
-def check_torch_plan(python: Path, wanted: dict) -> None:
+def download_size(urls) -> int | None:
+    """Bytes to download for these files (a local file's size, a remote one's Content-Length from a
+    HEAD request); None when one of them cannot be asked."""
+    import urllib.parse
+    import urllib.request
+    total = 0
+    for url in urls:
+        parsed = urllib.parse.urlparse(url)
+        try:
+            if parsed.scheme == "file":
+                total += os.path.getsize(urllib.request.url2pathname(parsed.path))
+            else:
+                with urllib.request.urlopen(urllib.request.Request(url, method="HEAD"), timeout=20) as answer:
+                    total += int(answer.headers["Content-Length"])
+        except (OSError, TypeError, ValueError):
+            return None
+    return total
+
+
+def planned_downloads(python: Path, requirements: list) -> list:
+    """(name, version, url) of every file pip would download for these requirements (dry run)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        report = Path(tmp) / "report.json"
+        run = subprocess.run([str(python), "-m", "pip", "install", "--dry-run", "--quiet", "--ignore-installed",
+                              "--report", str(report), *requirements], capture_output=True, text=True)
+        if run.returncode != 0 or not report.exists():
+            return []
+        return [(i["metadata"]["name"], i["metadata"]["version"], i["download_info"]["url"])
+                for i in json.loads(report.read_text())["install"]]
+
+
+def gigabytes(size: int | None) -> str:
+    return "an unknown size" if size is None else f"{size / 1e9:.1f} GB"
+
+
+def check_torch_plan(python: Path, wanted: dict, allow_cuda: bool = False, say=print) -> None:
     if "torch" not in wanted:
         return
     name, version = wanted["torch"]
     plan = planned_torch(python, f"{name}=={version}")
-    if not is_cpu_build(plan["version"], plan["nvidia"]):
-        needs = f", which needs {', '.join(plan['nvidia'][:3])} …" if plan["nvidia"] else ""
-        raise WrongEnvironment(
-            f"pip would install torch {plan['version']} from {plan['url']}: a CUDA build{needs} (several GB). "
-            f"Pin the CPU build in pyproject.toml (torch=={plan['version'].partition('+')[0]}+cpu) and make its "
-            "wheel reachable (PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu or a local wheel in "
-            "pip's find-links). Nothing was installed.")
+    if is_cpu_build(plan["version"], plan["nvidia"]):
+        return
+    label = build_variant(plan["version"], plan["nvidia"])
+    if allow_cuda:
+        files = [f for f in planned_downloads(python, [f"{name}=={version}"])
+                 if canonical(f[0]) == "torch" or canonical(f[0]).startswith(("nvidia-", "triton"))]
+        size = download_size([url for _, _, url in files]) if files else None
+        say(f"setup: torch {label} is the CUDA build (it runs on the CPU too); with "
+            f"{len(files) - 1 if files else len(plan['nvidia'])} nvidia-*/triton packages it downloads "
+            f"{gigabytes(size)}. Installing it because --allow-cuda was given.")
+        return
+    needs = f", which needs {', '.join(plan['nvidia'][:3])} …" if plan["nvidia"] else ""
+    raise WrongEnvironment(
+        f"pip would install torch {label} from {plan['url']}: a CUDA build{needs} (several GB). "
+        f"Pin the CPU build in pyproject.toml (torch=={plan['version'].partition('+')[0]}+cpu) and make its "
+        "wheel reachable (PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu or a local wheel in "
+        "pip's find-links), or, to compare against this build, add --allow-cuda. Nothing was installed.")
+
+
+# Run by the venv's interpreter: which installed distributions no pin needs (requirements followed
+# through, markers evaluated, extras included). pip vendors `packaging`, so it works in any venv.
+_EXTRANEOUS_PROBE = r"""
+import importlib.metadata as m, json, re, sys
+try:
+    from packaging.requirements import Requirement
+except ImportError:
+    from pip._vendor.packaging.requirements import Requirement
+canon = lambda n: re.sub(r"[-_.]+", "-", n).lower()
+dists = {canon(d.metadata["Name"]): d for d in m.distributions() if d.metadata["Name"]}
+todo, seen = [(canon(n), frozenset()) for n in json.loads(sys.argv[1])], set()
+while todo:
+    name, extras = todo.pop()
+    if (name, extras) in seen or name not in dists:
+        continue
+    seen.add((name, extras))
+    for line in dists[name].requires or []:
+        req = Requirement(line)
+        if req.marker is None or any(req.marker.evaluate({"extra": e}) for e in ("", *extras)):
+            todo.append((canon(req.name), frozenset(req.extras)))
+needed = {n for n, _ in seen}
+print(json.dumps(sorted((dists[n].metadata["Name"], dists[n].version) for n in dists if n not in needed)))
+"""
+ALWAYS_KEPT = ("pip", "setuptools", "wheel", "uv")
+
+
+def extraneous(python: Path, wanted: dict) -> list:
+    """(name, version) of installed packages that no pin needs."""
+    keep = [name for name, _ in wanted.values()] + list(ALWAYS_KEPT) + [project_name()]
+    out = subprocess.run([str(python), "-c", _EXTRANEOUS_PROBE, json.dumps(keep)], capture_output=True,
+                         text=True, check=True).stdout
+    return [tuple(item) for item in json.loads(out)]
+
+
+def project_name() -> str:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["name"]
+
+
+def remove_extraneous(venv: Path, wanted: dict, say=print) -> list:
+    """Uninstall what no pin needs, and say so (a CUDA torch's nvidia-* packages, hand installs)."""
+    python = _venv_python(venv)
+    extra = extraneous(python, wanted)
+    if not extra:
+        return []
+    names = [name for name, _ in extra]
+    say(f"setup: removing {len(extra)} package(s) no pin needs: " + ", ".join(f"{n} {v}" for n, v in extra))
+    uv = venv / "bin" / "uv"
+    if uv.exists():
+        subprocess.run([str(uv), "pip", "uninstall", "-q", "--python", str(python), *names], check=True)
+    else:
+        subprocess.run([str(python), "-m", "pip", "uninstall", "-q", "-y", *names], check=True)
+    return extra
 
 
 def pip_settings(python: Path) -> dict:
@@ -142,19 +259,20 @@ def uv_arguments(settings: dict) -> list:
     return args
 
 
-def install(venv: Path, overrides=(), say=print) -> None:
+def install(venv: Path, overrides=(), say=print, allow_cuda: bool = False) -> None:
     wanted = pins(overrides=overrides)
     python = _venv_python(venv)
     if not python.exists():
         say(f"setup: creating {venv}")
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    problems = mismatches(python, wanted)
+    problems = mismatches(python, wanted, allow_cuda)
     if not problems:
+        remove_extraneous(venv, wanted, say)
         return
     for problem in problems:
         if not problem.endswith("not installed"):  # a fresh venv lacks everything: nothing to report
             say(f"setup: {problem}")
-    check_torch_plan(python, wanted)
+    check_torch_plan(python, wanted, allow_cuda, say)
     requirements = venv / "requirements.txt"
     requirements.write_text("\n".join(f"{name}=={version}" for name, version in wanted.values()) + "\n")
     uv = wanted.get("uv")
@@ -167,9 +285,10 @@ def install(venv: Path, overrides=(), say=print) -> None:
                         *uv_arguments(pip_settings(python)), "-r", str(requirements)], check=True)
     else:
         subprocess.run([str(python), "-m", "pip", "install", "-q", "-r", str(requirements)], check=True)
-    problems = mismatches(python, wanted)
+    problems = mismatches(python, wanted, allow_cuda)
     if problems:
         raise WrongEnvironment(f"after {tool} install: " + "; ".join(problems))
+    remove_extraneous(venv, wanted, say)
 
 
 def main(argv=None) -> int:
@@ -178,14 +297,16 @@ def main(argv=None) -> int:
     parser.add_argument("--venv", default=str(ROOT / ".venv"), help="the venv (default: the project's .venv)")
     parser.add_argument("--pin", action="append", default=[], metavar="NAME==VERSION",
                         help="override one pin for this venv (e.g. the next torch, to compare)")
+    parser.add_argument("--allow-cuda", action="store_true",
+                        help="accept a CUDA build of torch (several GB; the size is said before it downloads)")
     args = parser.parse_args(argv)
     # Relative to where the command was typed (scripts/setup changes to the project folder first).
     venv = Path(os.path.abspath(os.path.join(os.environ.get("LECTUREKIT_CWD") or os.getcwd(), args.venv)))
     try:
         if args.command == "install":
-            install(venv, args.pin, say=lambda m: print(m, file=sys.stderr))
+            install(venv, args.pin, say=lambda m: print(m, file=sys.stderr), allow_cuda=args.allow_cuda)
         else:
-            problems = mismatches(_venv_python(venv), pins(overrides=args.pin))
+            problems = mismatches(_venv_python(venv), pins(overrides=args.pin), args.allow_cuda)
             if problems:
                 raise WrongEnvironment("; ".join(problems) + " (scripts/setup installs the pins)")
     except WrongEnvironment as err:

@@ -141,6 +141,17 @@ class LectureResult:
     products: list = field(default_factory=list)
     seconds: float = 0.0
     error: str | None = None
+    check: list = field(default_factory=list)  # what the output check said (check/gate.py)
+
+
+def check_outputs(project: Project, execution: ExecutedLecture, result: LectureResult, accept: bool) -> bool:
+    """The outputs against tests/expected/ before anything is written; False stops the lecture."""
+    from lecturekit.check.gate import gate
+    verdict = gate(project, execution, accept=accept)
+    result.check = verdict.notes
+    if not verdict.ok:
+        result.error = verdict.report
+    return verdict.ok
 
 
 def write_products(project: Project, execution: ExecutedLecture, formats: list[Format], theme: str,
@@ -173,7 +184,8 @@ def write_products(project: Project, execution: ExecutedLecture, formats: list[F
 
 def build_lecture(root: Path, lecture_dir: Path, format_names: list[str], *, versions: dict | None = None,
                   fresh: bool = False, execute_only: bool = False, force: bool = False,
-                  progress: Callable[[str], None] | None = None, theme: str | None = None) -> LectureResult:
+                  progress: Callable[[str], None] | None = None, theme: str | None = None,
+                  accept: bool = False) -> LectureResult:
     """Execute (or load) and write one lecture. Runs in a worker process or in this one."""
     started = time.perf_counter()
     project = Project(Path(root))
@@ -188,10 +200,11 @@ def build_lecture(root: Path, lecture_dir: Path, format_names: list[str], *, ver
             result.executed = not execution.from_cache
             result.execute_seconds = execution.seconds
             result.execution_timings = execution.timings if result.executed else {}
-            if execute_only:
+            checked = check_outputs(project, execution, result, accept)  # changed outputs: nothing written
+            if checked and execute_only:
                 write_notebook(execution.notebook, project.notebook_path(result.name))
                 write_figures(execution.notebook, project.root, result.name)
-            else:
+            elif checked:
                 write_products(project, execution, [FORMATS[n] for n in format_names],
                                theme or theme_digest(project), result, force=force)
     except LectureError as err:
@@ -229,10 +242,12 @@ class Plan:
     write: list  # formats whose products are stale
     error: str | None = None
     seconds: float = 0.0
+    check: list = field(default_factory=list)
 
 
 def plan(project: Project, lecture_dirs: Iterable[Path], format_names: list[str], *, versions: dict, theme: str,
-         fresh: bool = False, execute_only: bool = False, force: bool = False) -> list[Plan]:
+         fresh: bool = False, execute_only: bool = False, force: bool = False,
+         accept: bool = False) -> list[Plan]:
     """Per lecture: must it execute, and which products are stale? No kernel is started here."""
     plans = []
     formats = [FORMATS[n] for n in format_names]
@@ -261,7 +276,12 @@ def plan(project: Project, lecture_dirs: Iterable[Path], format_names: list[str]
             stale = [fmt.name for fmt in formats
                      if force or not manifest.fresh(fmt, product_inputs(theme, data, execution.lecture.root,
                                                                         fmt.name))]
-        plans.append(Plan(lecture_dir, name, False, stale, seconds=execution.seconds))
+        checked = None
+        if not stale:  # nothing to write: the output check still runs (tests/expected may have changed)
+            checked = LectureResult(name)
+            check_outputs(project, execution, checked, accept)
+        plans.append(Plan(lecture_dir, name, False, stale, checked.error if checked else None,
+                          seconds=execution.seconds, check=checked.check if checked else []))
     return plans
 
 
@@ -271,7 +291,7 @@ def default_jobs() -> int:
 
 def build_course(project: Project, lecture_dirs: Iterable[Path], format_names: list[str] | None = None, *,
                  jobs: int | None = None, fresh: bool = False, execute_only: bool = False, force: bool = False,
-                 progress: Callable[[str], None] | None = None,
+                 progress: Callable[[str], None] | None = None, accept: bool = False,
                  on_result: Callable[[LectureResult], None] | None = None) -> tuple[list[Plan], list[LectureResult]]:
     """Bring the lectures' products up to date; return (plans, results), results in lecture order."""
     format_names = list(format_names or FORMATS)
@@ -280,20 +300,20 @@ def build_course(project: Project, lecture_dirs: Iterable[Path], format_names: l
     versions = cache.environment_versions()
     theme = theme_digest(project)
     plans = plan(project, lecture_dirs, format_names, versions=versions, theme=theme, fresh=fresh,
-                 execute_only=execute_only, force=force)
+                 execute_only=execute_only, force=force, accept=accept)
     results = {}
     for p in plans:
         if p.error:
-            results[p.name] = LectureResult(p.name, error=p.error)
+            results[p.name] = LectureResult(p.name, error=p.error, check=p.check)
         elif not p.execute and not p.write:
             results[p.name] = LectureResult(p.name, skipped=[] if execute_only else list(format_names),
-                                            execute_seconds=p.seconds)
+                                            execute_seconds=p.seconds, check=p.check)
     todo = [p for p in plans if p.name not in results]
     # Assets every lecture shares are prepared once, before the workers start.
     if todo and not execute_only:
         for name in format_names:
             FORMATS[name].shared_assets(project)
-    kwargs = dict(versions=versions, fresh=fresh, execute_only=execute_only, force=force, theme=theme)
+    kwargs = dict(versions=versions, fresh=fresh, execute_only=execute_only, force=force, theme=theme, accept=accept)
 
     def done(result):
         results[result.name] = result
@@ -323,9 +343,9 @@ def build_course(project: Project, lecture_dirs: Iterable[Path], format_names: l
 def summary_lines(result: LectureResult, root: Path | None = None) -> list[str]:
     """What the render prints for one lecture: its execution, then each format."""
     if result.error:
-        return [f"[{result.name}] FAILED"]
+        return [*result.check, f"[{result.name}] FAILED"]
     how = "executed" if result.executed else "cache hit, no kernel started"
-    lines = [f"[{result.name}] execute: {result.execute_seconds:.2f} s ({how})"]
+    lines = [f"[{result.name}] execute: {result.execute_seconds:.2f} s ({how})", *result.check]
     if result.executed:
         t = result.execution_timings
         lines.append(f"[{result.name}]   kernel start {t.get('kernel_start', 0.0):.2f} s, "

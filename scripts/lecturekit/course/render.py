@@ -6,10 +6,12 @@ lecture folder, theme, filters) are unchanged is not written again. Lectures tha
 run in parallel, one kernel each, at most `--jobs` at a time; a lecture's two formats are written at
 the same time. Then the course index `_output/index.html` and each lecture's `code.zip`.
 `--execute-only` stops after the executed notebooks, which is what `quarto render` runs as its
-pre-render step.
+pre-render step. Either way each lecture's outputs are checked against tests/expected/ as soon as it
+has executed (check/gate.py): a changed output stops that lecture, exit status 1; `--accept` accepts first.
 """
 import argparse
 import json
+import os
 import sys
 import time
 from dataclasses import asdict
@@ -37,6 +39,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="write the executed notebooks and stop (Quarto's pre-render step)")
     parser.add_argument("--no-index", action="store_true", help="skip the course index and code zips")
     parser.add_argument("--timings", metavar="FILE", help="write each lecture's stage timings as JSON")
+    parser.add_argument("--accept", action="store_true",
+                        help="accept every changed output into tests/expected/, then render "
+                             "(also LECTUREKIT_ACCEPT=1, for quarto render's pre-render)")
     parser.add_argument("--quiet", action="store_true", help="no per-cell progress lines")
     return parser.parse_args(argv)
 
@@ -58,6 +63,7 @@ def render(argv: list[str] | None = None) -> int:
     plans, results = course.build_course(
         project, lecture_dirs, format_names, jobs=args.jobs, fresh=args.fresh,
         execute_only=args.execute_only, force=args.force,
+        accept=args.accept or os.environ.get("LECTUREKIT_ACCEPT") == "1",
         progress=None if args.quiet else course.progress_to_stderr, on_result=report)
     failed = [r for r in results if r.error]
     for plan, result in zip(plans, results):

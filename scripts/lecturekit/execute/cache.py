@@ -28,7 +28,19 @@ def versions():
             return m.version(name)
         except m.PackageNotFoundError:
             return None
-    return {"python": platform.python_version(), "torch": v("torch"), "numpy": v("numpy"),
+    def torch_build():
+        # PyPI's CUDA wheel carries no +label: name its CUDA from torch/version.py (no torch import).
+        version = v("torch")
+        if version is None or "+" in version:
+            return version
+        import re
+        try:
+            text = m.distribution("torch").locate_file("torch/version.py").read_text()
+        except OSError:
+            return version
+        cuda = re.search(r"^cuda[^=]*=\\s*'([\\d.]+)'", text, re.M)
+        return f"{version}+cu{cuda.group(1).replace('.', '')}" if cuda else version
+    return {"python": platform.python_version(), "torch": torch_build(), "numpy": v("numpy"),
             "ipykernel": v("ipykernel"), "matplotlib": v("matplotlib")}
 """
 

@@ -3,7 +3,12 @@
 Two kinds of settings:
   FIXED     always set: the terminal (no colours, fixed width), hashing, the plot backend.
   DEFAULTS  numeric settings that make outputs reproducible; a caller who sets one explicitly
-            (e.g. `ATEN_CPU_CAPABILITY=default scripts/check`, `OMP_NUM_THREADS=2`) overrides it.
+            (e.g. `ATEN_CPU_CAPABILITY=default scripts/check`) overrides it.
+
+Threads: the one setting is `OMP_NUM_THREADS=N` (e.g. `OMP_NUM_THREADS=2 scripts/check --fresh`).
+torch sizes its thread pool from MKL_NUM_THREADS when that is set, so MKL_NUM_THREADS follows
+OMP_NUM_THREADS unless the caller set it too; the thread count torch really used is recorded
+(`torch_threads`) and shown in the check's report.
 
 Every variable that can change a printed number (`output_env`) is part of the execution cache key,
 so a run under other kernels never answers for a plain one. Stdlib only: the cache key needs it.
@@ -39,6 +44,8 @@ def kernel_env(base: dict | None = None, code_dir=None) -> dict:
     """The complete environment for a kernel started from `base` (default: this process's)."""
     base = dict(os.environ if base is None else base)
     env = {**DEFAULTS, **base, **FIXED}
+    if "OMP_NUM_THREADS" in base and "MKL_NUM_THREADS" not in base:
+        env["MKL_NUM_THREADS"] = base["OMP_NUM_THREADS"]
     if code_dir is not None:
         env["PYTHONPATH"] = os.pathsep.join([str(code_dir)] + ([base["PYTHONPATH"]] if base.get("PYTHONPATH") else []))
     return env

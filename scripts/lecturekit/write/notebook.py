@@ -78,6 +78,9 @@ def executed_notebook(lecture, results, project_root):
             cell = nbformat.v4.new_code_cell(option_lines(block.options) + block.code)
             cell.outputs = [nbformat.from_dict(o) for o in ran["outputs"]]
             cell.execution_count = ran["execution_count"]
+            if block.options.get("error") and ran.get("raised"):
+                # What Jupyter tools (nbval, Jupyter Book) read: this cell is meant to raise.
+                cell.metadata["tags"] = ["raises-exception"]
         record.runs.append(run)
         cell.metadata["lecture"] = run.metadata()
         nb.cells.append(cell)

@@ -1,0 +1,67 @@
+"""The check inside a render: right after a lecture executes (or comes from the cache), its outputs
+are compared with tests/expected/ in memory, before anything is written.
+
+  as expected        the render goes on (a value within a tolerance is printed as a warning;
+                     the recorded digests and prose are refreshed)
+  a new cell         its output is recorded in the expectations file, and the render says so
+  anything changed   the lecture is not written (its old products stay), the render exits 1 with
+                     the check's report, ending with the command that accepts
+  accept=True        (`scripts/render --accept`, `LECTUREKIT_ACCEPT=1 quarto render`) every change
+                     is accepted first, then the lecture is written
+
+A lecture without an expectations file is not checked (the render says how to record one): a new
+lecture renders before its author has looked at its outputs.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .accept import accept as accept_all
+from .report import lecture_report
+from .run import check_execution, expected_path, record_new
+
+
+@dataclass
+class Verdict:
+    ok: bool
+    notes: list = field(default_factory=list)  # lines to print when ok
+    report: str = ""  # the failure report when not ok
+
+
+def accept_command(name):
+    return (f"If the new outputs are right, accept them: scripts/check {name} --accept "
+            f"(or accept and render in one step: scripts/render {name} --accept)")
+
+
+def gate(project, execution, *, accept=False) -> Verdict:
+    name = execution.lecture.name
+    if not expected_path(project, name).exists():
+        return Verdict(True, [f"[{name}] outputs not checked: no tests/expected/{name}.yaml yet; after looking "
+                              f"at them, record them: scripts/check {name} --accept"])
+    checked = check_execution(project, execution)
+    notes = []
+    if accept and checked.failed:
+        taken = accept_all(checked, project.root)
+        notes.append(f"[{name}] accepted {len(taken)}: {' '.join(taken) or '(prose values)'}; "
+                     f"every entry of tests/expected/{name}.yaml rewritten")
+    recorded = record_new(checked, project.root)
+    if recorded:
+        notes.append(f"[{name}] new cells without an expectation, outputs recorded in "
+                     f"tests/expected/{name}.yaml: {' '.join(recorded)}")
+    if checked.failed:
+        report = lecture_report(checked)
+        return Verdict(False, notes, f"[{name}] outputs changed: not rendered, the previous products kept\n"
+                                     f"{report}\n{accept_command(name)}")
+    for result in checked.warnings:
+        notes.append(f"[{name}] warning: {result.label} ({result.cell.where}) changed within its tolerance: "
+                     + " ".join(line for line in result.within if not line.startswith("@@")))
+    for change in checked.prose_machine:
+        notes.append(f"[{name}] warning: {change.where} `{{python}} {change.expr}` reads {change.old} → {change.new} "
+                     f"on this machine (no file changed)")
+    if checked.refreshed:
+        notes.append(f"[{name}] outputs as expected; file digests and prose values refreshed in "
+                     f"tests/expected/{name}.yaml")
+    else:
+        notes.append(f"[{name}] outputs as expected ({sum(not r.failed for r in checked.results)} cells, "
+                     f"{sum(1 for v in checked.prose if hasattr(v, 'expr'))} prose values)")
+    return Verdict(True, notes)
