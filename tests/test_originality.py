@@ -368,13 +368,20 @@ def normalise_line(line: str) -> str | None:
     return text or None
 
 
+# Lines every module or script has (imports, a Module's class line, `def f(self, x):`, the
+# super() call, a bare return): skipped, so they neither make a copy nor hide one.
+BOILERPLATE = re.compile(r"^(import .*|from .* import .*|class v \( nn \. Module \) :|"
+                         r"def v \( (self|v)( , (self|v))* \) :|super \( \) \. v \( [v ,]* \)|"
+                         r"return v|try :|else :)$")
+
+
 def code_lines(pairs: list[tuple[int, str]]) -> list[tuple[int, str]]:
     out = []
     for number, raw in pairs:
         if not raw.strip() or raw.lstrip().startswith("#"):
             continue
         norm = normalise_line(raw)
-        if norm:
+        if norm and not BOILERPLATE.match(norm):
             out.append((number, norm))
     return out
 
