@@ -131,9 +131,9 @@ def test_registry_demo():
 
 def test_list_trap():
     plain, fixed = ex.list_trap_demo()
-    assert (plain["name"], plain["out_shape"], plain["n_params"], plain["n_keys"]) == ("ListMLP", (4, 1), 0, 0)
+    assert (plain["holder"], plain["out_shape"], plain["n_params"], plain["n_keys"]) == ("list", (4, 1), 0, 0)
     assert plain["optimizer_error"] == "optimizer got an empty parameter list"
-    assert (fixed["name"], fixed["out_shape"], fixed["n_params"], fixed["n_keys"]) == ("FixedMLP", (4, 1), 209, 6)
+    assert (fixed["holder"], fixed["out_shape"], fixed["n_params"], fixed["n_keys"]) == ("nn.ModuleList", (4, 1), 209, 6)
     assert fixed["optimizer_error"] is None
 
 
@@ -199,8 +199,8 @@ def test_exercise_answers():
     assert e1["keys"] == ["0.weight", "0.bias", "3.weight", "3.bias", "5.weight", "5.bias"]
 
     e3 = ex.exercise3_guess()
-    assert e3["keys"] == ["s", "a.weight", "a.bias", "c.1.weight", "c.1.bias"]
-    assert e3["n_params"] == 13
+    assert e3["keys"] == ["shift", "scale", "trunk.1.weight", "trunk.1.bias", "out.weight", "out.bias"]
+    assert e3["n_params"] == 1 + (4 * 3 + 4) + (1 * 4 + 1) == 22
 
     e4 = ex.exercise4_two_heads()
     assert e4["per_layer"] == [("body.0", "Linear", 64), ("heads.time", "Linear", 17), ("heads.late", "Linear", 34)]

@@ -29,21 +29,23 @@ def exercise1_classifier() -> dict:
     }
 
 
-class M(nn.Module):
-    """অনুশীলন ৩-এর class: Linear, list-এ একটি Linear, buffer, আর ReLU + Linear-এর Sequential।"""
+class Riddle(nn.Module):
+    """অনুশীলন ৩-এর ধাঁধা: আগে একটি Sequential (parameter-হীন স্তর দিয়ে শুরু), তারপর dict-এ
+    একটি Linear, তারপর root-এর নিজের Parameter আর buffer, শেষে আরেকটি Linear।"""
 
     def __init__(self):
         super().__init__()
-        self.a = nn.Linear(4, 2)
-        self.b = [nn.Linear(2, 2)]
-        self.register_buffer("s", torch.ones(2))
-        self.c = nn.Sequential(nn.ReLU(), nn.Linear(2, 1))
+        self.trunk = nn.Sequential(nn.Dropout(0.1), nn.Linear(3, 4), nn.ReLU())
+        self.spare = {"rain": nn.Linear(4, 4)}          # dict: খাতার বাইরে
+        self.shift = nn.Parameter(torch.zeros(1))
+        self.register_buffer("scale", torch.ones(3))
+        self.out = nn.Linear(4, 1)
 
 
 def exercise3_guess() -> dict:
-    """অনুশীলন ৩: ``keys`` = ['s', 'a.weight', 'a.bias', 'c.1.weight', 'c.1.bias'], ``n_params`` = 13।"""
-    m = M()
-    return {"keys": list(m.state_dict().keys()), "n_params": count_params(m)}
+    """অনুশীলন ৩: ``keys`` (root-এর নিজের আগে, তারপর সন্তানেরা নিবন্ধনের ক্রমে) আর ``n_params``।"""
+    riddle = Riddle()
+    return {"keys": list(riddle.state_dict()), "n_params": count_params(riddle)}
 
 
 class TwoHead(nn.Module):
@@ -64,8 +66,8 @@ class TwoHead(nn.Module):
 
 
 def exercise4_two_heads(seed: int = 0) -> dict:
-    """অনুশীলন ৪: ``per_layer`` (body.0 64, heads.time 17, heads.late 34), ``total`` ১১৫,
-    ৫টি input-এ ``out_shapes`` time (5, 1), late (5, 2), আর ``keys``।"""
+    """অনুশীলন ৪: ``per_layer`` (স্তর ধরে নিজের parameter), ``total``, পাঁচ সারির
+    শূন্য input-এ দুই head-এর ``out_shapes``, আর ``keys``।"""
     torch.manual_seed(seed)
     model = TwoHead()
     with torch.no_grad():
