@@ -35,7 +35,7 @@ class Riddle(nn.Module):
     def __init__(self):
         super().__init__()
         self.trunk = nn.Sequential(nn.Dropout(0.1), nn.Linear(3, 4), nn.ReLU())
-        self.spare = {"rain": nn.Linear(4, 4)}          # dict: খাতার বাইরে
+        self.spare = {"rain": nn.Linear(4, 4)}
         self.shift = nn.Parameter(torch.zeros(1))
         self.register_buffer("scale", torch.ones(3))
         self.out = nn.Linear(4, 1)
