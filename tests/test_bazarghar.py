@@ -131,9 +131,9 @@ def test_registry_demo():
 
 def test_list_trap():
     plain, fixed = ex.list_trap_demo()
-    assert (plain["name"], plain["out_shape"], plain["n_params"], plain["n_keys"]) == ("ListMLP", (4, 1), 0, 0)
+    assert (plain["holder"], plain["out_shape"], plain["n_params"], plain["n_keys"]) == ("list", (4, 1), 0, 0)
     assert plain["optimizer_error"] == "optimizer got an empty parameter list"
-    assert (fixed["name"], fixed["out_shape"], fixed["n_params"], fixed["n_keys"]) == ("FixedMLP", (4, 1), 209, 6)
+    assert (fixed["holder"], fixed["out_shape"], fixed["n_params"], fixed["n_keys"]) == ("nn.ModuleList", (4, 1), 209, 6)
     assert fixed["optimizer_error"] is None
 
 
@@ -198,18 +198,20 @@ def test_exercise_answers():
     assert round(e1["kib"], 1) == 13.8
     assert e1["keys"] == ["0.weight", "0.bias", "3.weight", "3.bias", "5.weight", "5.bias"]
 
-    e3 = ex.exercise3_guess()
-    assert e3["keys"] == ["s", "a.weight", "a.bias", "c.1.weight", "c.1.bias"]
-    assert e3["n_params"] == 13
+    e2 = ex.exercise2_guess()
+    assert e2["keys"] == ["shift", "scale", "trunk.1.weight", "trunk.1.bias", "out.weight", "out.bias"]
+    assert e2["n_params"] == 1 + (4 * 3 + 4) + (1 * 4 + 1) == 22
 
-    e4 = ex.exercise4_two_heads()
-    assert e4["per_layer"] == [("body.0", "Linear", 64), ("heads.time", "Linear", 17), ("heads.late", "Linear", 34)]
-    assert e4["total"] == 115
-    assert e4["out_shapes"] == {"time": (5, 1), "late": (5, 2)}
-    assert "heads.time.weight" in e4["keys"]
+    e3 = ex.exercise3_two_heads()
+    assert e3["per_layer"] == [("body.0", "Linear", 64), ("heads.time", "Linear", 17), ("heads.late", "Linear", 34)]
+    assert e3["total"] == 115
+    assert e3["out_shapes"] == {"time": (5, 1), "late": (5, 2)}
+    assert "heads.time.weight" in e3["keys"]
 
     q = ex.quiz_numbers()
-    assert q == {"linear_128_10_shape": (10, 128), "linear_128_10_params": 1290, "mlp_10_5_2": 67}
+    assert q == {"linear_128_10_shape": (10, 128), "linear_128_10_params": 1290,
+                 "linear_3_32_shape": (32, 3), "linear_3_32_params": 32 * 3 + 32,
+                 "mlp_6_4_1": (4 * 6 + 4) + (1 * 4 + 1)}
 
 
 # ---------------------------------------------------------------- training আর export

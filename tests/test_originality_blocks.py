@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from test_originality import ALLOWED, SEED
+from test_originality import ALLOWED, read_seed
 
 ROOT = Path(__file__).resolve().parents[1]
 MIN_VERBATIM = 18
@@ -172,16 +172,12 @@ def copies(units: list[Unit], seed_text: str) -> list[str]:
     return found
 
 
-needs_seed = pytest.mark.skipif(not SEED.exists(), reason="the seed page is not on this machine")
-
-
 def pending(entry: str) -> bool:
     return any(entry.startswith(path) and piece in entry for path, piece in PENDING)
 
 
-@needs_seed
 def test_no_printing_line_reuses_a_template_of_the_seed():
-    seed_text = SEED.read_text(encoding="utf-8")
+    seed_text = read_seed()
     found = []
     for path in sources():
         found += print_copies(print_lines(path), seed_text)
@@ -190,9 +186,8 @@ def test_no_printing_line_reuses_a_template_of_the_seed():
         assert any(f.startswith(path) and piece in f for f in found), f"{path}: fixed, drop it from PENDING"
 
 
-@needs_seed
 def test_no_table_row_list_item_or_printed_string_copies_the_seed():
-    seed_text = SEED.read_text(encoding="utf-8")
+    seed_text = read_seed()
     found = []
     for path in sources():
         found += copies(units_of(path), seed_text)

@@ -118,8 +118,8 @@ def named_param_table(model: nn.Module) -> list[tuple[str, tuple, int]]:
 
 def own_param_table(model: nn.Module) -> list[tuple[str, str, int]]:
     """``named_modules()`` ধরে প্রতিটি module-এর *নিজের* parameter (recurse=False),
-    শুধু যাদের আছে: (পথ, class-এর নাম, সংখ্যা)। recurse=False না দিলে
-    Sequential আর root তাদের সন্তানদের parameter আবার গুনত।"""
+    শুধু যাদের আছে: (পথ, class-এর নাম, সংখ্যা)। recurse=False-এ প্রতিটি module শুধু নিজের
+    পকেট দেখায়; ওটা ছাড়া container আর root নিচের স্তরগুলোর সংখ্যা দ্বিতীয়বার লিখত।"""
     rows = []
     for path, mod in model.named_modules():
         count = sum(t.numel() for t in mod.parameters(recurse=False))

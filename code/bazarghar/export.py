@@ -1,6 +1,6 @@
 """state_dict → JSON, আর সেই JSON থেকে শুধু NumPy দিয়ে একই forward।
 
-NumPy-র forward eval mode-এর: Dropout কিছুই করে না, তাই তার কোনো লাইন নেই।
+NumPy-র forward eval mode-এর হিসাব করে, তাই Dropout সেখানে অনুপস্থিত (eval-এ সে input ছোঁয় না)।
 """
 
 from __future__ import annotations

@@ -27,8 +27,8 @@ N_PARAMS = 209
 class DeliveryMLP(nn.Module):
     """আগে input standardize, তারপর স্তর ৩ → ১৬ → ৮ → ১; output-এর আকার (N,)।
 
-    ``x_mean`` আর ``x_std`` buffer: state_dict-এ যায়, .to()/.double()-এর সঙ্গে সরে,
-    কিন্তু parameters()-এ আসে না। কোনো আর্গুমেন্ট না দিলে গড় ০ আর std ১।
+    ``x_mean`` আর ``x_std`` buffer: ফাইলে আর .to()/.double()-এ model-এর সঙ্গী,
+    optimizer-এর তালিকায় (parameters()) অনুপস্থিত। কোনো আর্গুমেন্ট না দিলে গড় ০ আর std ১।
     """
 
     # pickle-এ class-এর পথ "bazarghar.DeliveryMLP" (package থেকেই import করা যায়)

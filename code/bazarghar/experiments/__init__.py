@@ -7,17 +7,17 @@ cell একই function ডাকে, তাই দুই জায়গার 
 
 from .tour import module_tour, format_tour, linear_stepper_example
 from .registry import Tiny, Forgot, registry_demo, format_registry, persistent_buffer_demo
-from .list_trap import ListMLP, FixedMLP, list_trap_demo, format_list_trap
+from .list_trap import LayerStack, list_trap_demo, format_list_trap
 from .train_export import train_export_demo, format_train_export
 from .state_io import Renamed, state_io_demo, format_state_io, key_error_lines
 from .modes import modes_demo, format_modes
 from .counting_demo import counting_demo, format_counting
 from .exercises import (
     exercise1_classifier,
-    exercise3_guess,
-    M,
+    exercise2_guess,
+    Riddle,
     TwoHead,
-    exercise4_two_heads,
+    exercise3_two_heads,
     quiz_numbers,
     exercises_demo,
     format_exercises,
@@ -32,8 +32,7 @@ __all__ = [
     "registry_demo",
     "format_registry",
     "persistent_buffer_demo",
-    "ListMLP",
-    "FixedMLP",
+    "LayerStack",
     "list_trap_demo",
     "format_list_trap",
     "train_export_demo",
@@ -47,10 +46,10 @@ __all__ = [
     "counting_demo",
     "format_counting",
     "exercise1_classifier",
-    "exercise3_guess",
-    "M",
+    "exercise2_guess",
+    "Riddle",
     "TwoHead",
-    "exercise4_two_heads",
+    "exercise3_two_heads",
     "quiz_numbers",
     "exercises_demo",
     "format_exercises",

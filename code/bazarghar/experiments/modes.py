@@ -17,8 +17,8 @@ def _round_list(values, nd=2):
 
 
 def modes_demo(state_path, seed: int = 7, data_seed: int = 42) -> dict:
-    """``state_path``-এর state_dict নতুন model-এ load করে একই অর্ডার (৮.৫ km, ৩টি পণ্য,
-    বৃষ্টি) train আর eval mode-এ তিনবার করে চালায়। ``torch.manual_seed(seed)`` ঠিক
+    """``state_path``-এর state_dict নতুন model-এ load করে ``DEMO_ORDER``-কে প্রথমে
+    train mode-এ, তারপর eval mode-এ, প্রতিবার তিনটি pass দেয়। ``torch.manual_seed(seed)`` ঠিক
     train-এর তিনটি pass-এর আগে।
 
     ফেরত dict: ``flags_train``, ``train_runs``, ``flags_eval``, ``eval_runs``,

@@ -2,8 +2,9 @@
 
 চালান:  python 03_list_trap.py
 
-একই ৩ → ১৬ → ৮ → ১ stack দুইভাবে: list-এ রাখলে forward চলে কিন্তু parameter ০,
-state_dict খালি, আর optimizer ValueError দেয়; ModuleList-এ মোড়ালে ২০৯টি parameter আর ৬টি key।
+একই ৩ → ১৬ → ৮ → ১ stack, স্তর রাখার পাত্র দুই রকম (``LayerStack``-এর ``holder``):
+Python-এর list হলে forward চলে, কিন্তু খাতা ফাঁকা আর optimizer জন্মাতেই আপত্তি তোলে;
+nn.ModuleList হলে একই স্তরগুলো খাতায় ওঠে।
 """
 
 import _setup_path  # noqa: F401

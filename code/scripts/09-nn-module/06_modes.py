@@ -2,8 +2,8 @@
 
 চালান:  python 06_modes.py
 
-সেভ করা state_dict নতুন model-এ load করে একই অর্ডার (৮.৫ km, ৩টি পণ্য, বৃষ্টি)
-train mode-এ তিনবার (Dropout প্রতিবার আলাদা) আর eval mode-এ তিনবার (একই উত্তর);
+সেভ করা state_dict নতুন model-এ বসিয়ে বৃষ্টির দিনের নমুনা অর্ডারটি তিনটি করে pass:
+train mode-এ (Dropout প্রতিবার আলাদা) আর eval mode-এ (একই উত্তর);
 eval-এও requires_grad True, no_grad-এ False; Dropout(0.5) ones(8)-এ; দুই mode-এ MSE;
 আর NumPy-তে লেখা inverted dropout-এর পরিসংখ্যান।
 """
