@@ -216,7 +216,7 @@ def time_python(code, cwd, repeat=3):
 def embedding_seconds(project, lecture):
     """pandoc's reveal.js run with and without --embed-resources: what embedding costs."""
     import pypandoc
-    from lecturekit.course.project import Project
+    from lecturekit.project import Project
     from lecturekit.execute.build import execute_lecture
     from lecturekit.write.formats import REVEALJS
     from lecturekit.write.writers import LectureWriter

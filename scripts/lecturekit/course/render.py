@@ -18,7 +18,7 @@ from lecturekit.course import builder as course
 from lecturekit.course import site
 from lecturekit.errors import run_command
 from lecturekit.execute.kernel import progress_printer
-from lecturekit.course.project import Project
+from lecturekit.project import Project
 from lecturekit.write.formats import FORMATS
 
 

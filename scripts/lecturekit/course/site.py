@@ -28,7 +28,7 @@ from lecturekit.write.figures import write_if_changed
 from lecturekit.words import EPISODES_MADE, OF_TOTAL, WORDS, bn_digits
 
 if TYPE_CHECKING:
-    from lecturekit.course.project import Project
+    from lecturekit.project import Project
 
 ZIP_NAME = "code.zip"
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)

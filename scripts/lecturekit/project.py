@@ -1,0 +1,114 @@
+"""The project: `_quarto.yml`, where lectures live, where builds and products go. Every stage uses it."""
+import contextlib
+import fcntl
+import sys
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+import yaml
+
+from lecturekit.errors import LectureError
+from lecturekit.fsutil import read_source
+from lecturekit.yamlio import key_lines, yaml_error_line, yaml_error_text
+
+
+_HELD = set()  # lecture locks this process holds
+
+
+@dataclass
+class Project:
+    root: Path
+
+    @classmethod
+    def find(cls, start=None):
+        here = Path(start or Path.cwd()).resolve()
+        for folder in (here, *here.parents):
+            if (folder / "_quarto.yml").exists():
+                return cls(folder)
+        raise LectureError("no _quarto.yml here or in any parent folder", here)
+
+    @property
+    def config_path(self):
+        return self.root / "_quarto.yml"
+
+    @cached_property
+    def config(self):
+        path = self.config_path
+        try:
+            config = yaml.safe_load(read_source(path)) or {}
+        except yaml.YAMLError as err:
+            raise LectureError(f"malformed YAML: {yaml_error_text(err)}", path, yaml_error_line(err) + 1) from None
+        if not isinstance(config, dict):
+            raise LectureError("_quarto.yml must be a YAML mapping", path, 1)
+        return config  # its `format:` is the write stage's to check (write/formats.py)
+
+    @cached_property
+    def config_lines(self):
+        """Line of every key of _quarto.yml, by key path, for messages."""
+        return key_lines(read_source(self.config_path))
+
+    # Our own settings live under one key that Quarto ignores.
+    def setting(self, name, default=None):
+        return (self.config.get("lecturekit") or {}).get(name, default)
+
+    @property
+    def lectures_dir(self):
+        return self.root / "lectures"
+
+    @property
+    def code_dir(self):
+        return self.root / "code"
+
+    @property
+    def build_dir(self):
+        return self.root / "_build"
+
+    @property
+    def output_dir(self):
+        return self.root / (self.config.get("project", {}).get("output-dir") or "_output")
+
+    @property
+    def extension_dir(self):
+        return self.root / "_extensions" / "lecture"
+
+    def lectures(self, names=None):
+        """Lecture folders (those with an index.qmd): all, or the named ones (a name or a folder path)."""
+        found = sorted(p.parent for p in self.lectures_dir.glob("*/index.qmd"))
+        if not names:
+            return found
+        known = {p.name: p for p in found}
+        chosen = []
+        for name in names:
+            folder = known.get(name) or Path(name).resolve()
+            if not (folder / "index.qmd").exists():
+                raise LectureError(f"no such lecture: {name} (have: {', '.join(known)})", self.lectures_dir)
+            chosen.append(folder)
+        return chosen
+
+    def notebook_path(self, lecture_name):
+        """Where the executed notebook goes; `_quarto.yml`'s `render:` lists these paths."""
+        return self.build_dir / lecture_name / f"{lecture_name}.ipynb"
+
+    @contextlib.contextmanager
+    def lecture_lock(self, lecture_name, progress=None):
+        """Only one render at a time builds a lecture: its kernel's run folder, cache entry,
+        notebook and products are one lecture's. A second render waits, and then finds the first
+        one's execution in the cache. The lock is the kernel's (flock): a killed render frees it."""
+        path = (self.build_dir / lecture_name / ".lock").resolve()
+        if path in _HELD:  # this process has it already (a render's execute stage inside its build)
+            yield
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a") as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                say = progress or (lambda message: print(message, file=sys.stderr, flush=True))
+                say(f"[{lecture_name}] waiting for another render of {lecture_name} to finish")
+                fcntl.flock(handle, fcntl.LOCK_EX)
+            _HELD.add(path)
+            try:
+                yield
+            finally:
+                _HELD.discard(path)
