@@ -16,6 +16,8 @@ TINY = """\
 
 দুই আর তিনের যোগফল `{python} 2 + 3`।
 
+এখানে কেবল কথা, কোনো হিসাব নেই।
+
 ```{python}
 #| label: squares
 print([i * i for i in range(4)])

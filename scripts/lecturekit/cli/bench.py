@@ -34,8 +34,8 @@ from pathlib import Path
 from lecturekit.course.scaffold import ProjectBuilder, _ignore
 
 ROOT = Path(__file__).resolve().parents[3]
-# A sentence added at the end of a lecture: prose only, so the execution stays cached.
-PROSE_EDIT = "\n\nএই বাক্যটি কেবল মাপার জন্য যোগ করা হয়েছে।\n"
+# Words added to a sentence of plain prose: the execution stays cached, the products are written again.
+PROSE_EDIT = " (আবার পড়ুন)"
 
 try:
     import psutil
@@ -143,8 +143,23 @@ def lecture_project(folder, source, lecture):
 
 
 def add_prose(project, lecture):
-    index = project / "lectures" / lecture / "index.qmd"
-    index.write_text(index.read_text(encoding="utf-8") + PROSE_EDIT, encoding="utf-8")
+    """An author's prose fix: words added to the first line of plain prose (outside code, with no
+    inline code, math, link or attribute), in the section files, else the index. A new paragraph
+    would be a new prose block, which the execution key counts."""
+    folder = project / "lectures" / lecture
+    for source in [*sorted(folder.glob("_*.qmd")), folder / "index.qmd"]:
+        lines = source.read_text(encoding="utf-8").split("\n")
+        fenced = False
+        body = next((i + 1 for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), 0) \
+            if lines[0].strip() == "---" else 0  # after the front matter
+        for number, line in enumerate(lines[body:], body):
+            if line.lstrip().startswith("```"):
+                fenced = not fenced
+            elif not fenced and line[:1].isalpha() and not any(c in line for c in "`{}[]$|<>"):
+                lines[number] = line.rstrip() + PROSE_EDIT
+                source.write_text("\n".join(lines), encoding="utf-8")
+                return source
+    raise SystemExit(f"bench: no line of plain prose in {folder} to edit")
 
 
 SYNTHETIC = textwrap.dedent("""\
