@@ -1,10 +1,15 @@
 """The project: `_quarto.yml`, where lectures live, where builds and products go. Every stage uses it."""
+from __future__ import annotations
+
 import contextlib
 import fcntl
+import os
 import sys
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import Any, Self
 
 import yaml
 
@@ -13,7 +18,7 @@ from lecturekit.fsutil import read_source
 from lecturekit.yamlio import key_lines, yaml_error_line, yaml_error_text
 
 
-_HELD = set()  # lecture locks this process holds
+_HELD: set[Path] = set()  # lecture locks this process holds
 
 
 @dataclass
@@ -21,7 +26,7 @@ class Project:
     root: Path
 
     @classmethod
-    def find(cls, start=None):
+    def find(cls, start: str | os.PathLike[str] | None = None) -> Self:
         here = Path(start or Path.cwd()).resolve()
         for folder in (here, *here.parents):
             if (folder / "_quarto.yml").exists():
@@ -29,11 +34,11 @@ class Project:
         raise LectureError("no _quarto.yml here or in any parent folder", here)
 
     @property
-    def config_path(self):
+    def config_path(self) -> Path:
         return self.root / "_quarto.yml"
 
     @cached_property
-    def config(self):
+    def config(self) -> dict[str, Any]:
         path = self.config_path
         try:
             config = yaml.safe_load(read_source(path)) or {}
@@ -44,35 +49,35 @@ class Project:
         return config  # its `format:` is the write stage's to check (write/formats.py)
 
     @cached_property
-    def config_lines(self):
+    def config_lines(self) -> dict[tuple[str, ...], int]:
         """Line of every key of _quarto.yml, by key path, for messages."""
         return key_lines(read_source(self.config_path))
 
     # Our own settings live under one key that Quarto ignores.
-    def setting(self, name, default=None):
+    def setting(self, name: str, default: Any = None) -> Any:
         return (self.config.get("lecturekit") or {}).get(name, default)
 
     @property
-    def lectures_dir(self):
+    def lectures_dir(self) -> Path:
         return self.root / "lectures"
 
     @property
-    def code_dir(self):
+    def code_dir(self) -> Path:
         return self.root / "code"
 
     @property
-    def build_dir(self):
+    def build_dir(self) -> Path:
         return self.root / "_build"
 
     @property
-    def output_dir(self):
+    def output_dir(self) -> Path:
         return self.root / (self.config.get("project", {}).get("output-dir") or "_output")
 
     @property
-    def extension_dir(self):
+    def extension_dir(self) -> Path:
         return self.root / "_extensions" / "lecture"
 
-    def lectures(self, names=None):
+    def lectures(self, names: Iterable[str] | None = None) -> list[Path]:
         """Lecture folders (those with an index.qmd): all, or the named ones (a name or a folder path)."""
         found = sorted(p.parent for p in self.lectures_dir.glob("*/index.qmd"))
         if not names:
@@ -86,12 +91,12 @@ class Project:
             chosen.append(folder)
         return chosen
 
-    def notebook_path(self, lecture_name):
+    def notebook_path(self, lecture_name: str) -> Path:
         """Where the executed notebook goes; `_quarto.yml`'s `render:` lists these paths."""
         return self.build_dir / lecture_name / f"{lecture_name}.ipynb"
 
     @contextlib.contextmanager
-    def lecture_lock(self, lecture_name, progress=None):
+    def lecture_lock(self, lecture_name: str, progress: Callable[[str], None] | None = None) -> Iterator[None]:
         """Only one render at a time builds a lecture: its kernel's run folder, cache entry,
         notebook and products are one lecture's. A second render waits, and then finds the first
         one's execution in the cache. The lock is the kernel's (flock): a killed render frees it."""
