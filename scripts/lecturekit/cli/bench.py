@@ -17,6 +17,8 @@ Everything runs in throwaway copies of the project (built by `scaffold.ProjectBu
 build theirs), so the benchmark neither reads nor disturbs `_build/` and `_output/`. It measures; it
 asserts nothing. It writes every number as JSON and the side-by-side table as Markdown (`--out`).
 """
+from __future__ import annotations
+
 import argparse
 import json
 import os
@@ -30,6 +32,7 @@ import textwrap
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from lecturekit.course.scaffold import ProjectBuilder, _ignore
 
@@ -38,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[3]
 PROSE_EDIT = " (আবার পড়ুন)"
 
 try:
-    import psutil
+    import psutil  # type: ignore[import-untyped,unused-ignore]
 except ImportError:  # peak memory then comes from getrusage alone
     psutil = None
 
@@ -71,12 +74,15 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 class Run:
     """One command run: wall time, peak memory (whole process tree, sampled) and the largest process."""
 
-    def __init__(self, command, cwd, env=None, ok=(0,)):
+    def __init__(self, command: list[str], cwd: Path, env: dict[str, str] | None = None,
+                 ok: tuple[int, ...] = (0,)) -> None:
         self.command, self.cwd, self.env, self.ok = command, cwd, env, ok
-        self.seconds = self.peak_tree = self.peak_single = 0
-        self.returncode, self.stdout, self.stderr = None, "", ""
+        self.seconds = 0.0
+        self.peak_tree = self.peak_single = 0
+        self.returncode: int | None = None
+        self.stdout = self.stderr = ""
 
-    def __call__(self):
+    def __call__(self) -> Run:
         before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         started = time.perf_counter()
         proc = subprocess.Popen(self.command, cwd=self.cwd, env=self.env,
@@ -93,7 +99,7 @@ class Run:
             raise SystemExit(f"bench: {' '.join(map(str, self.command))} failed in {self.cwd}:\n{err[-3000:]}")
         return self
 
-    def _sample(self, proc):
+    def _sample(self, proc: subprocess.Popen[str]) -> None:
         if psutil is None:
             return
         try:
@@ -114,26 +120,26 @@ class Run:
             time.sleep(0.05)
 
     @property
-    def peak(self):
+    def peak(self) -> int:
         return self.peak_tree or self.peak_single
 
 
-def render(project, *args):
+def render(project: Path, *args: str) -> Run:
     return Run([sys.executable, "-m", "lecturekit.course.render", "--quiet", *args], project)()
 
 
-def check(project, *args):
+def check(project: Path, *args: str) -> Run:
     # A check exits 1 when an output drifted: still a measurement, so only a crash stops the bench.
     return Run([sys.executable, "-m", "lecturekit.check", "--quiet", *args], project, ok=(0, 1))()
 
 
-def mb(n):
+def mb(n: float) -> str:
     return f"{n / 2**20:.0f} MB"
 
 
 # ---- throwaway projects --------------------------------------------------------------------------
 
-def lecture_project(folder, source, lecture):
+def lecture_project(folder: Path, source: Path, lecture: str) -> Path:
     """A copy of the source project's course code and one of its lectures, with its expectations."""
     project = ProjectBuilder(folder, source)
     if (source / "code").is_dir():
@@ -142,7 +148,7 @@ def lecture_project(folder, source, lecture):
     return project.root
 
 
-def add_prose(project, lecture):
+def add_prose(project: Path, lecture: str) -> Path:
     """An author's prose fix: words added to the first line of plain prose (outside code, with no
     inline code, math, link or attribute), in the section files, else the index. A new paragraph
     would be a new prose block, which the execution key counts."""
@@ -199,7 +205,7 @@ SYNTHETIC = textwrap.dedent("""\
     """)
 
 
-def synthetic_course(folder, count):
+def synthetic_course(folder: Path, count: int) -> ProjectBuilder:
     """`count` copies of a small lecture (three cells, no torch), each with its own script, and a tiny
     course package."""
     project = ProjectBuilder(folder, ROOT)
@@ -209,7 +215,7 @@ def synthetic_course(folder, count):
     return project
 
 
-def write_synthetic(project, n, width=8):
+def write_synthetic(project: ProjectBuilder, n: int, width: int = 8) -> None:
     name = f"{n:02d}-synthetic"
     project.add_lecture(name, SYNTHETIC.format(n=n, module=(n - 1) // 10 + 1, width=width))
     project.add_scripts(name, {"01_squares.py": "from minipkg import square\n\nprint([square(i) for i in range(5)])\n"})
@@ -217,26 +223,29 @@ def write_synthetic(project, n, width=8):
 
 # ---- one lecture, our renderer -------------------------------------------------------------------
 
-def time_python(code, cwd, repeat=3):
+def time_python(code: str, cwd: Path, repeat: int = 3) -> float:
     """Best of a few runs of `python -c code`: start-up costs."""
-    best = None
+    best: float | None = None
     for _ in range(repeat):
         started = time.perf_counter()
         subprocess.run([sys.executable, "-c", code], cwd=cwd, check=True, capture_output=True)
         seconds = time.perf_counter() - started
         best = seconds if best is None else min(best, seconds)
+    assert best is not None
     return best
 
 
-def embedding_seconds(project, lecture):
+def embedding_seconds(project: Path, lecture: str) -> tuple[float, dict[str, float]]:
     """pandoc's reveal.js run with and without --embed-resources: what embedding costs."""
-    import pypandoc
+    import pypandoc  # type: ignore[import-untyped]
     from lecturekit.project import Project
     from lecturekit.execute.build import execute_lecture
     from lecturekit.write.formats import REVEALJS
     from lecturekit.write.writers import LectureWriter
     proj = Project(project)
     execution = execute_lecture(proj, proj.lectures_dir / lecture, write=False, cached_only=True)
+    if execution is None:
+        raise SystemExit(f"bench: {lecture} has no valid cache entry after its render")
     writer = LectureWriter(proj, execution)
     source = writer.markdown(REVEALJS)
     args = writer.pandoc_args(REVEALJS)
@@ -249,7 +258,7 @@ def embedding_seconds(project, lecture):
     return times["embedded"] - times["linked"], times
 
 
-def bench_ours(args, tmp, lecture):
+def bench_ours(args: argparse.Namespace, tmp: Path, lecture: str) -> dict[str, Any]:
     """cold, warm, no change, prose edit, checks, the floor and the stages of the cold render."""
     project = lecture_project(tmp / f"ours-{lecture}", args.source, lecture)
     jobs = ["--jobs", str(args.jobs)] if args.jobs else []
@@ -296,7 +305,7 @@ def bench_ours(args, tmp, lecture):
     }
 
 
-def _first_torch_cell(project, lecture, cells):
+def _first_torch_cell(project: Path, lecture: str, cells: dict[str, float]) -> tuple[str, float]:
     from lecturekit.read import qmd
     parsed = qmd.read_lecture(project / "lectures" / lecture / "index.qmd")
     for index, cell in enumerate(parsed.cells, 1):
@@ -308,12 +317,12 @@ def _first_torch_cell(project, lecture, cells):
 
 # ---- one lecture, quarto render ------------------------------------------------------------------
 
-def find_quarto():
+def find_quarto() -> str | None:
     found = os.environ.get("QUARTO") or shutil.which("quarto")
     return found if found and Path(found).exists() else None
 
 
-def quarto_project(folder, source, lecture):
+def quarto_project(folder: Path, source: Path, lecture: str) -> Path:
     """A lecture project Quarto can render: also the scripts its pre-render and post-render run, and
     the settings scripts/setup checks (the venv is linked, as the npm packages are)."""
     lecture_project(folder, source, lecture)
@@ -324,12 +333,12 @@ def quarto_project(folder, source, lecture):
     return folder
 
 
-def quarto_render(quarto, project, *args):
+def quarto_render(quarto: str, project: Path, *args: str) -> Run:
     env = {**os.environ, "QUARTO_PYTHON": str(ROOT / ".venv" / "bin" / "python")}
     return Run([quarto, "render", *args], project, env=env)()
 
 
-def bench_quarto(args, tmp, quarto, lecture):
+def bench_quarto(args: argparse.Namespace, tmp: Path, quarto: str, lecture: str) -> dict[str, Any]:
     """The same runs through `quarto render` (pre-render executes into the same cache), and Quarto
     executing the source itself."""
     print(f"== quarto render {lecture} ({quarto}) ==", flush=True)
@@ -361,7 +370,7 @@ ROWS = [  # (key, what it is)
 ]
 
 
-def table(numbers):
+def table(numbers: dict[str, Any]) -> str:
     """Markdown: one block per lecture, a row per measurement, ours and Quarto's side by side."""
     lines = []
     for lecture, both in numbers.get("lectures", {}).items():
@@ -389,7 +398,7 @@ def table(numbers):
 
 # ---- scale ---------------------------------------------------------------------------------------
 
-def bench_scale(args, tmp, numbers):
+def bench_scale(args: argparse.Namespace, tmp: Path, numbers: dict[str, Any]) -> None:
     jobs = args.jobs or os.cpu_count() or 1
     numbers["jobs"] = jobs
     print(f"== synthetic courses (3-cell lectures, no torch), --jobs {jobs} ==", flush=True)
@@ -418,7 +427,7 @@ def bench_scale(args, tmp, numbers):
         numbers["growth_per_lecture"] = {k: (b[k] - a[k]) / span for k in ("cold", "no_change", "one_changed")}
 
 
-def machine():
+def machine() -> dict[str, Any]:
     """What the numbers were measured on. The load average says whether the cores were shared."""
     model = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                   if line.startswith("model name")), platform.processor()) if Path("/proc/cpuinfo").exists() else ""
@@ -428,7 +437,7 @@ def machine():
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    numbers = {"machine": machine(), "lectures": {}}
+    numbers: dict[str, Any] = {"machine": machine(), "lectures": {}}
     quarto = None if args.skip_quarto else find_quarto()
     if not args.skip_quarto and quarto is None:
         print("bench: no Quarto (set $QUARTO or put quarto on PATH): our renderer only", file=sys.stderr)
