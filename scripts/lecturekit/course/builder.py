@@ -227,6 +227,8 @@ def plan(project: Project, lecture_dirs: Iterable[Path], format_names: list[str]
         try:
             execution = None if fresh else execute_lecture(project, lecture_dir, versions=versions,
                                                            write=False, cached_only=True)
+            if execution is not None:  # (one that must execute is checked by build_lecture, before its kernel)
+                check_format_options(project, execution.lecture)
         except LectureError as err:
             plans.append(Plan(lecture_dir, lecture_dir.name, False, [], str(err)))
             continue
