@@ -435,6 +435,16 @@ def machine() -> dict[str, Any]:
             "load_average_start": list(os.getloadavg())}
 
 
+def save(args: argparse.Namespace, numbers: dict[str, Any]) -> str:
+    """bench.json and bench.md as far as measured: after every lecture, so a stopped run keeps its numbers."""
+    numbers["machine"]["load_average_end"] = list(os.getloadavg())
+    text = table(numbers)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "bench.json").write_text(json.dumps(numbers, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    (args.out / "bench.md").write_text(text + "\n", encoding="utf-8")
+    return text
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     numbers: dict[str, Any] = {"machine": machine(), "lectures": {}}
@@ -448,8 +458,10 @@ def main(argv: list[str] | None = None) -> int:
         if not args.skip_lecture:
             for lecture in lectures:
                 entry = numbers["lectures"][lecture] = {"ours": bench_ours(args, tmp, lecture)}
+                save(args, numbers)
                 if quarto:
                     entry["quarto"] = bench_quarto(args, tmp, quarto, lecture)
+                    save(args, numbers)
         if not args.skip_scale:
             bench_scale(args, tmp, numbers)
     finally:
@@ -457,11 +469,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"projects kept in {tmp}")
         else:
             shutil.rmtree(tmp, ignore_errors=True)
-    numbers["machine"]["load_average_end"] = list(os.getloadavg())
-    text = table(numbers)
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "bench.json").write_text(json.dumps(numbers, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    (args.out / "bench.md").write_text(text + "\n", encoding="utf-8")
+    text = save(args, numbers)
     print("\n" + text)
     print(f"bench: {args.out / 'bench.json'} and {args.out / 'bench.md'}")
     return 0
