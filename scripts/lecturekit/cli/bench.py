@@ -362,7 +362,7 @@ ROWS = [  # (key, what it is)
     ("cold", "cold: nothing cached, execute + both products"),
     ("warm", "warm: execution cached, both products written"),
     ("no_change", "no change: run again"),
-    ("prose_edit", "prose edit: a sentence added"),
+    ("prose_edit", "prose edit: words added to a sentence"),
     ("check_cached", "check from the cache"),
     ("check_fresh", "check, executing again"),
     ("quarto_executes", "Quarto executes the source itself"),
