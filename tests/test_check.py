@@ -30,7 +30,7 @@ from lecturekit.check.readers import assigned_names, read_names  # noqa: E402
 from lecturekit.check.report import lecture_report  # noqa: E402
 from lecturekit.check.run import check_lecture  # noqa: E402
 from lecturekit.errors import LectureError  # noqa: E402
-from lecturekit.course.project import Project  # noqa: E402
+from lecturekit.project import Project  # noqa: E402
 from lecturekit.course.scaffold import ProjectBuilder  # noqa: E402
 
 VERSIONS = {"python": "3.11.7", "torch": "2.13.0+cpu", "numpy": "2.4.6"}

@@ -11,7 +11,7 @@ import zipfile
 import pytest
 
 from conftest import FRONT, ROOT, run_render
-from lecturekit.course.project import Project
+from lecturekit.project import Project
 from lecturekit.write.formats import handout_fonts
 
 LECTURE = textwrap.dedent("""\

@@ -10,9 +10,9 @@ from lecturekit.read import qmd
 from lecturekit.write.emit import MarkdownEmitter
 from lecturekit.errors import LectureError
 from lecturekit.write.figures import FIGURE_MIMES
-from lecturekit.write.formats import (FORMATS, REVEALJS, TYPST, Format, arg, format_args, ignored, js_var, meta,
-                                option_args, paths, switch, var)
-from lecturekit.course.project import Project
+from lecturekit.write.formats import (FORMATS, REVEALJS, TYPST, Format, arg, check_format_options, format_args, ignored,
+                                js_var, meta, option_args, paths, switch, var)
+from lecturekit.project import Project
 from lecturekit.write.writers import LectureWriter
 
 from conftest import ROOT
@@ -160,7 +160,8 @@ def test_a_new_record_is_known_to_every_stage_that_lists_formats(project_builder
     folder = project_builder.add_lecture("01-a", "# ক {#sec-a}\n", front={
         "title": "ক", "format": {"plain": {"columns": 60}}})
     project = Project(project_builder.root)
-    lecture = qmd.read_lecture(folder / "index.qmd", project.root)  # no "not one this project writes"
+    lecture = qmd.read_lecture(folder / "index.qmd", project.root)
+    check_format_options(project, lecture)  # no "not one this project writes"
     assert format_args(plain, project, lecture) == ["--columns", "60"]
     assert render.parse_args(["--to", "plain"]).to == ["plain"]
     (project.output_dir / "01-a").mkdir(parents=True)
@@ -173,4 +174,4 @@ def test_a_new_record_is_known_to_every_stage_that_lists_formats(project_builder
     assert prepared == [project]  # its shared assets were prepared before the lecture was built
     monkeypatch.delitem(FORMATS, "plain")
     with pytest.raises(LectureError, match="format 'plain' is not one this project writes"):
-        qmd.read_lecture(folder / "index.qmd", project.root)
+        check_format_options(project, qmd.read_lecture(folder / "index.qmd", project.root))

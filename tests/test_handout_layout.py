@@ -355,7 +355,7 @@ z = 3
 @pytest.fixture(scope="module")
 def sample_pdf(tmp_path_factory, rendered):
     import typst
-    from lecturekit.course.project import Project
+    from lecturekit.project import Project
     from lecturekit.write.formats import handout_fonts
 
     folder = tmp_path_factory.mktemp("sample")

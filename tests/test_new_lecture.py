@@ -120,7 +120,7 @@ def test_front_matter_defaults():
 
 
 def test_lecture_code_is_its_own_folder_or_its_declaration(project_builder):
-    from lecturekit.course.project import Project
+    from lecturekit.project import Project
     from lecturekit.course.site import lecture_code_files
     p = project_builder
     p.add_package("pkg", {"__init__.py": "from helper import X\n"})

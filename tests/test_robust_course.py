@@ -10,7 +10,7 @@ import shutil
 import pytest
 
 from conftest import FRONT, run_render
-from lecturekit.course.project import LECTURE_NAME_RULE
+from lecturekit.project import LECTURE_NAME_RULE
 
 BODY = "# হিসাব {#sec-count}\n\n```{python}\n#| label: work\nprint(6 * 7)\n```\n"
 

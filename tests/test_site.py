@@ -4,7 +4,7 @@ import html.parser
 
 from lecturekit.course import site
 from lecturekit.write.formats import FORMATS
-from lecturekit.course.project import Project
+from lecturekit.project import Project
 
 
 class _Page(html.parser.HTMLParser):

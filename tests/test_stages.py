@@ -8,7 +8,7 @@ import pytest
 from lecturekit.errors import LectureError
 from lecturekit.execute.record import CellRun, ClaimResult, Execution, InlineValue, ProseRun, option_lines
 from lecturekit.read import qmd
-from lecturekit.write.notebook import executed_notebook, notebook_bytes
+from lecturekit.execute.notebook import executed_notebook, notebook_bytes
 
 SOURCE = textwrap.dedent("""\
     ---

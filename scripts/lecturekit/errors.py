@@ -1,10 +1,15 @@
 """One error type for everything an author can get wrong, always with a location."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from os import PathLike
 
 
 class LectureError(Exception):
     """A problem in a lecture source, reported as `file:line: [label] message`."""
 
-    def __init__(self, message, file=None, line=None, label=None, detail=None):
+    def __init__(self, message: str, file: str | PathLike[str] | None = None, line: int | None = None,
+                 label: str | None = None, detail: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.file = file
@@ -20,7 +25,7 @@ class LectureError(Exception):
             return cls(f"{cause} (to {err.filename2})", err.filename)
         return cls(cause, err.filename)
 
-    def __str__(self):
+    def __str__(self) -> str:
         where = str(self.file) if self.file else "<lecture>"
         if self.line:
             where += f":{self.line}"
@@ -33,7 +38,7 @@ class LectureError(Exception):
         return text
 
 
-def run_command(body, interrupted="interrupted"):
+def run_command(body: Callable[[], int | None], interrupted: str = "interrupted") -> int | None:
     """Run a command's body: a LectureError becomes one message and exit 1, Ctrl-C exit 130."""
     import sys
     try:

@@ -18,7 +18,7 @@ import sys
 
 from lecturekit.errors import LectureError, run_command
 from lecturekit.execute.kernel import progress_printer
-from lecturekit.course.project import Project
+from lecturekit.project import Project
 from .accept import accept, unknown_labels
 from .envs import UNUSABLE, UnusablePython, compare_environments, table, usable_python
 from .html_report import write_check_report, write_compare_report

@@ -22,7 +22,7 @@ from lecturekit.execute import cache
 from lecturekit.read import qmd
 from lecturekit.execute.build import ExecutedLecture, execute_lecture
 from lecturekit.execute.kernel import DEFAULT_TIMEOUT, LectureExecutor
-from lecturekit.write.notebook import executed_notebook
+from lecturekit.execute.notebook import executed_notebook
 from .cause import code_digests
 from .compare import items_match, short_diff, tolerance_of
 from .expectations import Expectations

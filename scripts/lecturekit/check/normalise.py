@@ -20,7 +20,7 @@ Numbers are not normalised: they are compared exactly unless the cell declares `
 """
 import re
 
-from lecturekit.write.emit import strip_ansi
+from lecturekit.ansi import strip_ansi
 from .plots import PLOT_MIME, plot_text
 
 ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{8,16}\b")

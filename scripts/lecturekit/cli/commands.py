@@ -4,7 +4,7 @@ import sys
 from pathlib import Path
 
 from lecturekit.errors import LectureError
-from lecturekit.course.project import Project
+from lecturekit.project import Project
 
 
 def render(argv: list[str] | None = None) -> int:

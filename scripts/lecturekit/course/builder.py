@@ -28,10 +28,11 @@ from pathlib import Path
 from lecturekit.execute import cache
 from lecturekit.execute.build import ExecutedLecture, execute_lecture
 from lecturekit.errors import LectureError
+from lecturekit.read.qmd import read_lecture
 from lecturekit.write.figures import lecture_figures_dir, write_atomic, write_figures
-from lecturekit.write.notebook import notebook_bytes, write_notebook
-from lecturekit.course.project import Project, check_lecture_name
-from lecturekit.write.formats import FORMATS, Format
+from lecturekit.execute.notebook import notebook_bytes, write_notebook
+from lecturekit.project import Project, check_lecture_name
+from lecturekit.write.formats import FORMATS, Format, check_format_options
 from lecturekit.write.writers import LectureWriter
 
 MANIFEST = "products.json"
@@ -194,6 +195,8 @@ def build_lecture(root: Path, lecture_dir: Path, format_names: list[str], *, ver
         check_lecture_name(lecture_dir)
         # One render at a time per lecture (a second one waits, then finds the execution cached).
         with project.lecture_lock(result.name, progress=progress_to_stderr):
+            # A format option nobody can write fails now, not after the kernel has run.
+            check_format_options(project, read_lecture(Path(lecture_dir) / "index.qmd", project.root))
             execution = execute_lecture(project, Path(lecture_dir), fresh=fresh, progress=progress,
                                         versions=versions, write=False)
             result.name = execution.lecture.name
@@ -256,6 +259,8 @@ def plan(project: Project, lecture_dirs: Iterable[Path], format_names: list[str]
             check_lecture_name(lecture_dir)
             execution = None if fresh else execute_lecture(project, lecture_dir, versions=versions,
                                                            write=False, cached_only=True)
+            if execution is not None:  # (one that must execute is checked by build_lecture, before its kernel)
+                check_format_options(project, execution.lecture)
         except LectureError as err:
             plans.append(Plan(lecture_dir, lecture_dir.name, False, [], str(err)))
             continue

@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from lecturekit.course.project import Project
+from lecturekit.project import Project
 from lecturekit.errors import LectureError, run_command
 
 PREVIEW = "preview"

@@ -20,7 +20,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from lecturekit.course.project import Project
+from lecturekit.project import Project
 
 PRODUCT_NAMES = {".html": "slides.html", ".pdf": "handout.pdf"}
 SOURCE_FOLDERS = ("_build", "lectures")  # the folders Quarto renders lectures from

@@ -20,7 +20,7 @@ from lecturekit.course import builder as course
 from lecturekit.course import site
 from lecturekit.errors import LectureError, run_command
 from lecturekit.execute.kernel import progress_printer
-from lecturekit.course.project import Project
+from lecturekit.project import Project
 from lecturekit.write.formats import FORMATS
 
 

@@ -30,7 +30,7 @@ from lecturekit.write.figures import write_if_changed
 from lecturekit.words import EPISODES_MADE, OF_TOTAL, WORDS, bn_digits
 
 if TYPE_CHECKING:
-    from lecturekit.course.project import Project
+    from lecturekit.project import Project
 
 ZIP_NAME = "code.zip"
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
@@ -227,7 +227,7 @@ def build_site(project: Project, lecture_dirs: list[Path] | None = None,
     `errors`: {folder name: message} of lectures this render failed to build. A lecture the page
     cannot read (its front matter, its code) is listed with its error too, never stopping the page.
     Returns (page, zips, {folder name: message} of the lectures the page itself could not read)."""
-    from lecturekit.course.project import check_lecture_name
+    from lecturekit.project import check_lecture_name
     errors = dict(errors or {})
     unreadable, lectures, zips = {}, [], []
     for folder in lecture_dirs or project.lectures():

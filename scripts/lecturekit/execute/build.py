@@ -1,4 +1,8 @@
-"""The execute stage: a lecture's sources -> its executed notebook, from the cache when it is valid."""
+"""The execute stage: a lecture's sources -> its executed notebook, from the cache when it is valid.
+
+It reads and executes; it writes nothing but the notebook. The products and the figures are the
+write stage's, which the caller runs next (course/builder.py), and a format option nobody can write
+is the write stage's to refuse, before this stage starts a kernel."""
 from __future__ import annotations
 
 import os
@@ -12,12 +16,10 @@ from lecturekit.execute import cache
 from lecturekit.read import qmd
 from lecturekit.execute.record import Execution
 from lecturekit.execute.kernel import DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT, LectureExecutor
-from lecturekit.write.figures import write_figures
-from lecturekit.write.notebook import executed_notebook, write_notebook
-from lecturekit.write.formats import check_format_options
+from lecturekit.execute.notebook import executed_notebook, write_notebook
 
 if TYPE_CHECKING:
-    from lecturekit.course.project import Project
+    from lecturekit.project import Project
 
 
 @dataclass
@@ -73,16 +75,15 @@ def _execute(project, lecture, key, versions, store, python, progress):
 
 def execute_lecture(project: Project, lecture_dir: Path, *, fresh: bool = False,
                     progress: Callable[[str], None] | None = None, python: Path | str | None = None,
-                    write: bool = True, versions: dict | None = None,
+                    write: bool = False, versions: dict | None = None,
                     cached_only: bool = False) -> ExecutedLecture | None:
-    """Read, then execute (or reuse the cached execution), then write the executed notebook.
+    """Read, then execute (or reuse the cached execution), then assemble the executed notebook.
 
+    `write`: also write the notebook to its place in _build/ (figures and products are the write stage's);
     `versions`: the environment's versions when the caller already has them (one probe for a course);
     `cached_only`: return None instead of starting a kernel when the cache has no valid entry."""
     started = time.perf_counter()
     lecture = qmd.read_lecture(lecture_dir / "index.qmd", project.root)
-    # A format option nobody can write fails now, not after the kernel has run.
-    check_format_options(project, lecture)
     versions = versions or cache.environment_versions(python)
     key = cache.execution_key(lecture, project.code_dir, versions)
     store = cache.ExecutionCache(project.build_dir / "cache")
@@ -101,5 +102,4 @@ def execute_lecture(project: Project, lecture_dir: Path, *, fresh: bool = False,
     nb = executed_notebook(lecture, results, project.root)
     if write:
         write_notebook(nb, project.notebook_path(lecture.name))
-        write_figures(nb, project.root, lecture.name)
     return ExecutedLecture(lecture, nb, from_cache, time.perf_counter() - started, results.get("timings", {}))

@@ -20,7 +20,7 @@ from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
 from lecturekit.execute import kernelenv
 from lecturekit.read import qmd
-from lecturekit.write.emit import strip_ansi
+from lecturekit.ansi import strip_ansi
 from lecturekit.errors import LectureError
 
 DEFAULT_TIMEOUT = 120  # seconds per cell, unless the cell or _quarto.yml says otherwise

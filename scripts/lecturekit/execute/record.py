@@ -1,7 +1,7 @@
 """The execution record: what one execution of a lecture produced, as typed records.
 
 The executed notebook carries it in its metadata (`lecture` of the notebook and of each cell): the
-write stage puts it there (`metadata()`), and the check reads it back (`Execution.from_notebook`)
+execute stage puts it there (execute/notebook.py, `metadata()`), and the check reads it back (`Execution.from_notebook`)
 without parsing the sources again or pairing the lecture's blocks with notebook cells by position.
 """
 from __future__ import annotations

@@ -11,8 +11,9 @@ from pathlib import Path
 import yaml
 
 from lecturekit.errors import LectureError
+from lecturekit.fsutil import read_source
 from lecturekit.read.blocktypes import DIV_CLASSES, REQUIRED_PARENT
-from lecturekit.write.formats import FORMATS
+from lecturekit.yamlio import key_lines, yaml_error_line, yaml_error_text
 
 # Cell options the renderer understands (Quarto spellings), and what each must hold.
 CELL_OPTIONS = {
@@ -154,24 +155,6 @@ FRONT_MATTER_KEYS = {
 }
 
 
-def key_lines(text: str, first_line: int = 1) -> dict[tuple, int]:
-    """Line of every mapping key in a YAML text, by key path: {("format", "typst"): 12, ...}."""
-    lines = {}
-
-    def walk(node, prefix):
-        if isinstance(node, yaml.MappingNode):
-            for key, value in node.value:
-                if isinstance(key, yaml.ScalarNode):
-                    path = prefix + (key.value,)
-                    lines.setdefault(path, key.start_mark.line + first_line)
-                    walk(value, path)
-    try:
-        walk(yaml.compose(text), ())
-    except yaml.YAMLError:
-        pass
-    return lines
-
-
 def front_matter_lines(text: str) -> dict[tuple, int]:
     """key_lines of a .qmd's front matter, as lines of the .qmd."""
     lines = text.split("\n")
@@ -182,13 +165,12 @@ def front_matter_lines(text: str) -> dict[tuple, int]:
 
 
 def check_front_matter(lecture: Lecture) -> None:
-    """Unknown top-level keys and formats are errors at their line (Quarto would keep a mistyped
-    key as metadata nobody reads, and would write a product for `format: pdf` that we never do)."""
+    """Unknown top-level keys are errors at their line (Quarto would keep a mistyped key as metadata
+    nobody reads). `format:` is the write stage's: write/formats.py checks its names and options."""
     for key in lecture.meta:
         if key not in FRONT_MATTER_KEYS:
             raise LectureError(f"front-matter key '{key}' is neither used by the products nor a Quarto "
                                f"document option (typo?)", lecture.index, lecture.meta_lines.get((key,)))
-    check_format_names(lecture.meta.get("format"), lecture.index, lecture.meta_lines)
     _check_meta_text(lecture.meta, (), lecture)
 
 
@@ -214,42 +196,10 @@ def _check_meta_text(value, key_path, lecture):
                                lecture.index, line)
 
 
-def check_format_names(formats: object, path: Path, lines: dict[tuple, int]) -> None:
-    if formats is None:
-        return
-    if not isinstance(formats, dict):
-        raise LectureError(f"'format:' must map format names ({', '.join(FORMATS)}) to their options",
-                           path, lines.get(("format",)))
-    for name, options in formats.items():
-        if name not in FORMATS:  # the formats this renderer writes: the format table
-            raise LectureError(f"format '{name}' is not one this project writes ({', '.join(FORMATS)})",
-                               path, lines.get(("format", name)))
-        if options is not None and options != "default" and not isinstance(options, dict):
-            raise LectureError(f"'format: {name}:' must hold 'option: value' lines", path,
-                               lines.get(("format", name)))
-
 
 def _project_root(folder):
     folder = Path(folder).resolve()
     return next((f for f in (folder, *folder.parents) if (f / "_quarto.yml").exists()), folder)
-
-
-def yaml_error_line(err: yaml.YAMLError) -> int:
-    """0-based line a YAML error is about. An unclosed quote or bracket is reported by the parser
-    where it gave up (often the end of the block); the opening quote/bracket is where to look."""
-    context, mark = getattr(err, "context", None) or "", getattr(err, "context_mark", None)
-    if mark is not None and ("quoted scalar" in context or "flow" in context):
-        return mark.line
-    mark = getattr(err, "problem_mark", None) or mark
-    return mark.line if mark is not None else 0
-
-
-def yaml_error_text(err: yaml.YAMLError) -> str:
-    problem = getattr(err, "problem", None)
-    if not problem:
-        return str(err).split("\n")[0]
-    context = getattr(err, "context", None)
-    return f"{context}: {problem}" if context else problem
 
 
 def split_front_matter(text: str, path: Path) -> tuple[dict, str, int]:
@@ -268,29 +218,6 @@ def split_front_matter(text: str, path: Path) -> tuple[dict, str, int]:
                 raise LectureError("front matter must be a YAML mapping", path, 2)
             return meta, "\n".join(lines[i + 1:]), i + 2
     raise LectureError("front matter opened with '---' is never closed", path, 1)
-
-
-def read_source(path: Path, parent: Path | None = None, line: int | None = None) -> str:
-    """A source file's text. What cannot be read is blamed on the line that names the file
-    (an include, a `file:` option); bytes that are not UTF-8 on their own line."""
-    path = Path(path)
-    where = (parent or path, line)
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise LectureError(f"file not found: {path}", *where) from None
-    except IsADirectoryError:
-        raise LectureError(f"{path} is a folder, not a file", *where) from None
-    except OSError as err:
-        raise LectureError(f"cannot read {path}: {err.strerror}", *where) from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        bad_line = data[:err.start].count(b"\n") + 1
-        column = err.start - data.rfind(b"\n", 0, err.start)
-        raise LectureError(f"not UTF-8: byte 0x{data[err.start]:02x} at column {column} "
-                           "(save the file as UTF-8)", path, bad_line) from None
-
 
 
 class _Scanner:

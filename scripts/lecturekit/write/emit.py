@@ -7,23 +7,15 @@ Outputs are shown as text (never as HTML), so whatever a cell prints cannot run 
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
 from nbformat import NotebookNode
 
+from lecturekit.ansi import strip_ansi
 from lecturekit.write.figures import cell_figures, figure_bytes, write_if_changed
 from lecturekit.write.formats import Format
 
 MIME_SUFFIX = {"image/svg+xml": ".svg", "image/png": ".png", "application/pdf": ".pdf"}
-
-# Terminal colour and cursor codes (CSI) and window-title sequences (OSC): never part of an output's text.
-ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
-
-
-def strip_ansi(text: str) -> str:
-    return ANSI.sub("", text)
-
 
 def _fence(text, info=""):
     ticks = "```"

@@ -20,16 +20,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from lecturekit.errors import LectureError
 from lecturekit.write.pdfprefs import display_doc_title
 from lecturekit.words import WORDS
 
 if TYPE_CHECKING:
-    from lecturekit.course.project import Project
+    from lecturekit.project import Project
     from lecturekit.read.qmd import Lecture
-    from lecturekit.write.writers import LectureWriter
 
 # An option converter: the option's value and the project root -> pandoc arguments.
 Converter = Callable[[Any, Path], list[str]]
@@ -168,6 +167,15 @@ def _copy_atomically(source: Path, target: Path) -> None:
 
 
 # ---- finishing steps -------------------------------------------------------------------------------
+
+class LectureWriter(Protocol):
+    """What a finishing step uses of the writer (write/writers.py's LectureWriter, which imports this
+    module: a protocol here keeps the two from importing each other)."""
+    project: Project
+    execution: Any
+    build: Path
+    children: Any
+
 
 @dataclass(frozen=True)
 class Finish:
@@ -325,8 +333,29 @@ def option_sources(project: Project, lecture: Lecture, fmt: Format) -> dict[str,
     return found
 
 
+def check_format_names(formats: object, path: Path, lines: dict[tuple, int]) -> None:
+    """A `format:` mapping (of _quarto.yml or a front matter) names only formats of the table, each
+    with a mapping of options (or `default`): Quarto would write a product for `format: pdf` that we
+    never do."""
+    if formats is None:
+        return
+    if not isinstance(formats, dict):
+        raise LectureError(f"'format:' must map format names ({', '.join(FORMATS)}) to their options",
+                           path, lines.get(("format",)))
+    for name, options in formats.items():
+        if name not in FORMATS:  # the formats this renderer writes: the format table
+            raise LectureError(f"format '{name}' is not one this project writes ({', '.join(FORMATS)})",
+                               path, lines.get(("format", name)))
+        if options is not None and options != "default" and not isinstance(options, dict):
+            raise LectureError(f"'format: {name}:' must hold 'option: value' lines", path,
+                               lines.get(("format", name)))
+
+
 def check_format_options(project: Project, lecture: Lecture) -> None:
-    """Every format option is one this renderer knows; an unknown one is blamed where it is set."""
+    """Every format, and every format option, is one this renderer knows; an unknown one is blamed
+    where it is set: _quarto.yml first, then the lecture's front matter."""
+    check_format_names(project.config.get("format"), project.config_path, project.config_lines)
+    check_format_names(lecture.meta.get("format"), lecture.index, lecture.meta_lines)
     for fmt in FORMATS.values():
         for key, (_value, path, line) in option_sources(project, lecture, fmt).items():
             if key not in fmt.options:

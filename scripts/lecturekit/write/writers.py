@@ -30,7 +30,7 @@ from lecturekit.write.formats import Format, format_args, option_sources
 
 if TYPE_CHECKING:
     from lecturekit.execute.build import ExecutedLecture
-    from lecturekit.course.project import Project
+    from lecturekit.project import Project
 
 
 

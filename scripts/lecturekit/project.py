@@ -1,4 +1,6 @@
-"""The project: `_quarto.yml`, where lectures live, where builds and products go."""
+"""The project: `_quarto.yml`, where lectures live, where builds and products go. Every stage uses it."""
+from __future__ import annotations
+
 import contextlib
 import fcntl
 import os
@@ -6,17 +8,20 @@ import re
 import shutil
 import sys
 import tempfile
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import Any, Self
 
 import yaml
 
 from lecturekit.errors import LectureError
-from lecturekit.read.qmd import check_format_names, key_lines, read_source, yaml_error_line, yaml_error_text
+from lecturekit.fsutil import read_source
+from lecturekit.yamlio import key_lines, yaml_error_line, yaml_error_text
 
 
-_HELD = set()  # lecture locks this process holds
+_HELD: set[Path] = set()  # lecture locks this process holds
 
 # A lecture's folder name is its id everywhere: URLs, `_build/quarto-render.yml`, Quarto's render list
 # (which skips names starting with `_` or `.`), file names in _build and _output. Only names that are
@@ -25,7 +30,7 @@ LECTURE_NAME = re.compile(r"[a-z0-9][a-z0-9-]*")
 LECTURE_NAME_RULE = "lowercase ASCII letters, digits and hyphens, starting with a letter or digit (e.g. 09-nn-module)"
 
 
-def check_lecture_name(folder):
+def check_lecture_name(folder: Path | str) -> None:
     """A LectureError naming the folder when its name is outside the pattern."""
     name = Path(folder).name
     if not LECTURE_NAME.fullmatch(name):
@@ -54,7 +59,7 @@ class Project:
     root: Path
 
     @classmethod
-    def find(cls, start=None):
+    def find(cls, start: str | os.PathLike[str] | None = None) -> Self:
         here = Path(start or Path.cwd()).resolve()
         for folder in (here, *here.parents):
             if (folder / "_quarto.yml").exists():
@@ -62,11 +67,11 @@ class Project:
         raise LectureError("no _quarto.yml here or in any parent folder", here)
 
     @property
-    def config_path(self):
+    def config_path(self) -> Path:
         return self.root / "_quarto.yml"
 
     @cached_property
-    def config(self):
+    def config(self) -> dict[str, Any]:
         path = self.config_path
         try:
             config = yaml.safe_load(read_source(path)) or {}
@@ -74,39 +79,38 @@ class Project:
             raise LectureError(f"malformed YAML: {yaml_error_text(err)}", path, yaml_error_line(err) + 1) from None
         if not isinstance(config, dict):
             raise LectureError("_quarto.yml must be a YAML mapping", path, 1)
-        check_format_names(config.get("format"), path, self.config_lines)
-        return config
+        return config  # its `format:` is the write stage's to check (write/formats.py)
 
     @cached_property
-    def config_lines(self):
+    def config_lines(self) -> dict[tuple[str, ...], int]:
         """Line of every key of _quarto.yml, by key path, for messages."""
         return key_lines(read_source(self.config_path))
 
     # Our own settings live under one key that Quarto ignores.
-    def setting(self, name, default=None):
+    def setting(self, name: str, default: Any = None) -> Any:
         return (self.config.get("lecturekit") or {}).get(name, default)
 
     @property
-    def lectures_dir(self):
+    def lectures_dir(self) -> Path:
         return self.root / "lectures"
 
     @property
-    def code_dir(self):
+    def code_dir(self) -> Path:
         return self.root / "code"
 
     @property
-    def build_dir(self):
+    def build_dir(self) -> Path:
         return self.root / "_build"
 
     @property
-    def output_dir(self):
+    def output_dir(self) -> Path:
         return self.root / (self.config.get("project", {}).get("output-dir") or "_output")
 
     @property
-    def extension_dir(self):
+    def extension_dir(self) -> Path:
         return self.root / "_extensions" / "lecture"
 
-    def lectures(self, names=None):
+    def lectures(self, names: Iterable[str] | None = None) -> list[Path]:
         """Lecture folders (those with an index.qmd): all, or the named ones (a name or a folder path)."""
         found = sorted(p.parent for p in self.lectures_dir.glob("*/index.qmd"))
         if not names:
@@ -123,10 +127,9 @@ class Project:
     def sweep_leftovers(self) -> list[Path]:
         """Remove what killed renders left: files aside in _output, figures/ and _build, and the
         kernels' private folders under the system's temporary folder, of processes that are gone."""
-        removed = []
-        places = [(folder, folder.rglob(".*.tmp")) for folder in (self.output_dir, self.root / "figures", self.build_dir)]
-        for _folder, found in places:
-            for path in found:
+        removed: list[Path] = []
+        for folder in (self.output_dir, self.root / "figures", self.build_dir):
+            for path in folder.rglob(".*.tmp"):
                 match = ASIDE.match(path.name)
                 if match and path.is_file() and not pid_alive(int(match["pid"])):
                     with contextlib.suppress(OSError):
@@ -140,12 +143,12 @@ class Project:
                 removed.append(path)
         return removed
 
-    def notebook_path(self, lecture_name):
+    def notebook_path(self, lecture_name: str) -> Path:
         """Where the executed notebook goes; `_quarto.yml`'s `render:` lists these paths."""
         return self.build_dir / lecture_name / f"{lecture_name}.ipynb"
 
     @contextlib.contextmanager
-    def lecture_lock(self, lecture_name, progress=None):
+    def lecture_lock(self, lecture_name: str, progress: Callable[[str], None] | None = None) -> Iterator[None]:
         """Only one render at a time builds a lecture: its kernel's run folder, cache entry,
         notebook and products are one lecture's. A second render waits, and then finds the first
         one's execution in the cache. The lock is the kernel's (flock): a killed render frees it."""

@@ -1,0 +1,44 @@
+"""YAML read for people: where every key is, and a parser's error said at the line to look at."""
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+KeyPath = tuple[str, ...]
+
+
+def key_lines(text: str, first_line: int = 1) -> dict[KeyPath, int]:
+    """Line of every mapping key in a YAML text, by key path: {("format", "typst"): 12, ...}."""
+    lines: dict[KeyPath, int] = {}
+
+    def walk(node: yaml.Node | None, prefix: KeyPath) -> None:
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                if isinstance(key, yaml.ScalarNode):
+                    path = prefix + (key.value,)
+                    lines.setdefault(path, key.start_mark.line + first_line)
+                    walk(value, path)
+    try:
+        walk(yaml.compose(text), ())
+    except yaml.YAMLError:
+        pass
+    return lines
+
+
+def yaml_error_line(err: yaml.YAMLError) -> int:
+    """0-based line a YAML error is about. An unclosed quote or bracket is reported by the parser
+    where it gave up (often the end of the block); the opening quote/bracket is where to look."""
+    context, mark = getattr(err, "context", None) or "", getattr(err, "context_mark", None)
+    if mark is not None and ("quoted scalar" in context or "flow" in context):
+        return int(mark.line)
+    mark = getattr(err, "problem_mark", None) or mark
+    return int(mark.line) if mark is not None else 0
+
+
+def yaml_error_text(err: yaml.YAMLError) -> str:
+    problem: Any = getattr(err, "problem", None)
+    if not problem:
+        return str(err).split("\n")[0]
+    context = getattr(err, "context", None)
+    return f"{context}: {problem}" if context else str(problem)

@@ -1,0 +1,78 @@
+"""`scripts/bench` runs: on a tiny lecture (one torch-free cell, one inline value) it measures every
+row, ours and, when Quarto is here, Quarto's, and writes the JSON and the table. Not a timed test:
+it asserts the shape of what the bench wrote and that every measured time is a positive number."""
+import json
+import math
+import subprocess
+
+import pytest
+
+from conftest import BIN, ROOT
+from lecturekit.cli.bench import ROWS, find_quarto
+from lecturekit.course.scaffold import ProjectBuilder
+
+TINY = """\
+# গুনতি {#sec-count}
+
+দুই আর তিনের যোগফল `{python} 2 + 3`।
+
+এখানে কেবল কথা, কোনো হিসাব নেই।
+
+```{python}
+#| label: squares
+print([i * i for i in range(4)])
+```
+"""
+
+OURS = {"cold", "warm", "no_change", "prose_edit", "check_cached", "check_fresh", "floor"}
+QUARTO = {"cold", "warm", "no_change", "prose_edit", "quarto_executes"}
+
+
+@pytest.fixture(scope="module")
+def bench(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("bench")
+    source = ProjectBuilder(tmp / "source", ROOT)
+    source.add_lecture("01-tiny", TINY, front={"title": "ছোট পর্ব", "course": "বাংলায় PyTorch", "episode": 1,
+                                              "episodes": 91, "module": 1})
+    out = tmp / "out"
+    run = subprocess.run([str(BIN / "lecture-bench"), "--source", str(source.root), "--lecture", "01-tiny",
+                          "--skip-scale", "--out", str(out)], cwd=ROOT, capture_output=True, text=True, timeout=1200)
+    assert run.returncode == 0, run.stderr[-3000:]
+    return json.loads((out / "bench.json").read_text(encoding="utf-8")), (out / "bench.md").read_text(encoding="utf-8")
+
+
+def positive(value):
+    return isinstance(value, (int, float)) and math.isfinite(value) and value > 0
+
+
+def test_our_renderer_is_measured_row_by_row(bench):
+    numbers, _table = bench
+    assert list(numbers["lectures"]) == ["01-tiny"]
+    ours = numbers["lectures"]["01-tiny"]["ours"]
+    assert OURS <= set(ours), sorted(ours)
+    assert all(positive(ours[key]) for key in OURS), ours
+    # The floor is part of the cold render, and the cell that ran is in it.
+    assert ours["floor"] < ours["cold"] and "squares" in ours["cells"]
+    assert ours["prose_edit_executed"] is False  # a sentence more is not a reason to execute again
+    assert all(positive(ours["stages"][key]) for key in ("startup", "kernel_start", "execute", "write", "inside_cli"))
+    assert numbers["machine"]["cores"] >= 1 and len(numbers["machine"]["load_average_start"]) == 3
+
+
+def test_quarto_is_measured_beside_it_when_present(bench):
+    numbers, _table = bench
+    entry = numbers["lectures"]["01-tiny"]
+    if find_quarto() is None:  # no Quarto: the JSON says so, and there is no Quarto column to check
+        assert numbers["quarto"] is None and "quarto" not in entry
+        return
+    assert numbers["quarto"] == find_quarto()
+    assert QUARTO <= set(entry["quarto"]), sorted(entry["quarto"])
+    assert all(positive(entry["quarto"][key]) for key in QUARTO), entry["quarto"]
+
+
+def test_the_table_has_a_row_per_measurement(bench):
+    numbers, table = bench
+    assert "| measurement | `scripts/render` | `quarto render` |" in table
+    rows = [line for line in table.splitlines() if line.startswith("| ") and " s |" in line]
+    assert len(rows) == len(ROWS)
+    cold = next(line for line in rows if line.startswith("| cold"))
+    assert f"{numbers['lectures']['01-tiny']['ours']['cold']:.1f} s" in cold
