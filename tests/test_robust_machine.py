@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from lecturekit.write import figures
+from lecturekit import fsutil
 from test_bad_input import copy, products, rendered_mini  # noqa: F401  (fixtures)
 from test_pipeline import GOOD
 
@@ -98,7 +98,7 @@ def test_a_failed_write_leaves_no_temporary_file(tmp_path, monkeypatch):
         raise OSError(errno.ENOSPC, "No space left on device", str(self))
     monkeypatch.setattr(Path, "write_bytes", half_then_full)
     with pytest.raises(OSError):
-        figures.write_atomic(target, b"new bytes")
+        fsutil.write_atomic(target, b"new bytes")
     monkeypatch.undo()
     assert target.read_bytes() == b"old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["entry.json"]

@@ -1,4 +1,8 @@
-"""Files, as the kit reads them: a source's text, or an error that names where it went wrong."""
+"""Files, as the kit reads and writes them: a source's text, or an error that names where it went wrong;
+writes that a reader never sees half done."""
+import contextlib
+import os
+import threading
 from pathlib import Path
 
 from lecturekit.errors import LectureError
@@ -24,3 +28,32 @@ def read_source(path: Path, parent: Path | None = None, line: int | None = None)
         column = err.start - data.rfind(b"\n", 0, err.start)
         raise LectureError(f"not UTF-8: byte 0x{data[err.start]:02x} at column {column} "
                            "(save the file as UTF-8)", path, bad_line) from None
+
+
+def write_if_changed(path: Path, data: bytes) -> bool:
+    """Write atomically, and not at all when the file already holds these bytes."""
+    try:
+        if path.read_bytes() == data:
+            return False
+    except OSError:
+        pass
+    # Aside and renamed: the other format's writer may read or write this figure at the same moment.
+    write_atomic(path, data)
+    return True
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write aside (`.<name>.<pid>.<thread>.tmp`) and rename: a reader never sees half a file, and a
+    failed write (a full disk) leaves neither half a file nor the temporary one."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except BaseException as err:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        if isinstance(err, OSError) and err.filename is None:  # a failed write() names no file
+            raise OSError(err.errno, err.strerror, str(path)) from None
+        raise

@@ -29,7 +29,8 @@ from lecturekit.execute import cache
 from lecturekit.execute.build import ExecutedLecture, execute_lecture
 from lecturekit.errors import LectureError
 from lecturekit.read.qmd import read_lecture
-from lecturekit.write.figures import lecture_figures_dir, write_atomic, write_figures
+from lecturekit.fsutil import write_atomic
+from lecturekit.write.figures import lecture_figures_dir, write_figures
 from lecturekit.execute.notebook import notebook_bytes, write_notebook
 from lecturekit.project import Project, check_lecture_name
 from lecturekit.write.formats import FORMATS, Format, check_format_options

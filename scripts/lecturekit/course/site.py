@@ -26,7 +26,7 @@ import jinja2
 from lecturekit.errors import LectureError
 from lecturekit.read import frontmatter, qmd
 from lecturekit.write.formats import FORMATS
-from lecturekit.write.figures import write_if_changed
+from lecturekit.fsutil import write_if_changed
 from lecturekit.words import EPISODES_MADE, OF_TOTAL, WORDS, bn_digits
 
 if TYPE_CHECKING:

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from lecturekit.execute import kernelenv
+from lecturekit.fsutil import write_atomic
 from lecturekit.read import qmd
 
 CACHE_FORMAT = 3  # bump when the layout of a cache entry changes
@@ -190,7 +191,6 @@ class ExecutionCache:
 
     def store(self, lecture_name, key, results):
         path = self._path(lecture_name, key)
-        from lecturekit.write.figures import write_atomic
         write_atomic(path, json.dumps({"key": key, **results}, ensure_ascii=False).encode("utf-8"))
         # Keep a few recent entries (two environments compared in turn, the CPU-capability runs of the
         # tests), drop the rest.

@@ -15,6 +15,7 @@ import yaml
 
 from lecturekit.execute.record import (CellRun, ClaimResult, Environment, Execution, InlineValue, ProseRun,
                                        option_lines)
+from lecturekit.fsutil import write_if_changed
 from lecturekit.read import frontmatter, qmd
 from lecturekit.words import bengali_date
 
@@ -104,10 +105,4 @@ def write_notebook(nb, path, data=None):
     """Write atomically (a reader never sees half a notebook), and not at all when unchanged."""
     path = Path(path)
     data = notebook_bytes(nb) if data is None else data
-    try:
-        if path.read_bytes() == data:
-            return
-    except OSError:
-        pass
-    from lecturekit.write.figures import write_atomic
-    write_atomic(path, data)
+    write_if_changed(path, data)

@@ -12,7 +12,8 @@ from pathlib import Path
 from nbformat import NotebookNode
 
 from lecturekit.ansi import strip_ansi
-from lecturekit.write.figures import cell_figures, figure_bytes, write_if_changed
+from lecturekit.fsutil import write_if_changed
+from lecturekit.write.figures import cell_figures, figure_bytes
 from lecturekit.write.formats import Format
 
 MIME_SUFFIX = {"image/svg+xml": ".svg", "image/png": ".png", "application/pdf": ".pdf"}

@@ -10,13 +10,11 @@ removed, and a hand-drawn figure (never listed) is never touched.
 from __future__ import annotations
 
 import base64
-import contextlib
-import os
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
 from lecturekit.errors import LectureError
+from lecturekit.fsutil import write_atomic, write_if_changed
 
 FIGURES_DIR = "figures"
 MANIFEST = ".generated"
@@ -70,35 +68,6 @@ def cell_figures(nb) -> list[list[CellFigure]]:
                 figures.append(CellFigure(name, dict(output.get("data", {})), index, len(figures) + 1))
         result.append(figures)
     return result
-
-
-def write_if_changed(path: Path, data: bytes) -> bool:
-    """Write atomically, and not at all when the file already holds these bytes."""
-    try:
-        if path.read_bytes() == data:
-            return False
-    except OSError:
-        pass
-    # Aside and renamed: the other format's writer may read or write this figure at the same moment.
-    write_atomic(path, data)
-    return True
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write aside (`.<name>.<pid>.<thread>.tmp`) and rename: a reader never sees half a file, and a
-    failed write (a full disk) leaves neither half a file nor the temporary one."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    try:
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-    except BaseException as err:
-        with contextlib.suppress(OSError):
-            tmp.unlink(missing_ok=True)
-        if isinstance(err, OSError) and err.filename is None:  # a failed write() names no file
-            raise OSError(err.errno, err.strerror, str(path)) from None
-        raise
 
 
 def lecture_figures_dir(project_root: Path, lecture_name: str) -> Path:
