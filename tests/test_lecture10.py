@@ -107,8 +107,9 @@ def test_gradient_accumulation_numbers_in_the_handout(notebook, handout_text):
 def test_optimizer_state_sizes(notebook, handout_text):
     out = cell_stdout(notebook)["s06-sizes"]
     assert "model-এর parameter: 209" in out
-    assert "SGD-এর state: {'momentum_buffer': 209}" in out
-    assert "Adam-এর state: {'step': 6, 'exp_avg': 209, 'exp_avg_sq': 209}" in out
+    assert "SGD: {'momentum_buffer': 209}" in out
+    assert "Adam: {'step': 6, 'exp_avg': 209, 'exp_avg_sq': 209}" in out
+    assert "প্রতিটি id-র Adam step-এর মান = 10" in out
     assert "৪১৮" in handout_text  # Adam's two running averages, an inline value
 
 

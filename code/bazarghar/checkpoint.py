@@ -22,6 +22,8 @@ __all__ = [
     "save_checkpoint",
     "load_checkpoint",
     "optimizer_state_numel",
+    "numpy_rng_to_plain",
+    "numpy_rng_from_plain",
 ]
 
 CHECKPOINT_KEYS = ("model", "optimizer", "epoch", "rng", "history")
@@ -35,6 +37,20 @@ def capture_rng(loader: DataLoader) -> dict:
 def restore_rng(state: dict, loader: DataLoader) -> None:
     torch.set_rng_state(state["torch"])
     loader.generator.set_state(state["loader"])
+
+
+def numpy_rng_to_plain(state: tuple) -> dict:
+    """``np.random.get_state()``-এর tuple-এ একটি NumPy array আছে, যা ``weights_only=True``
+    খোলে না; তাই array-টি tensor-এ, বাকিটা সাধারণ সংখ্যায়।"""
+    name, keys, pos, has_gauss, cached = state
+    return {"name": name, "keys": torch.from_numpy(keys.astype("int64")), "pos": int(pos),
+            "has_gauss": int(has_gauss), "cached": float(cached)}
+
+
+def numpy_rng_from_plain(plain: dict) -> tuple:
+    """``numpy_rng_to_plain``-এর উল্টো: ``np.random.set_state``-এর tuple।"""
+    keys = plain["keys"].numpy().astype("uint32")
+    return (plain["name"], keys, plain["pos"], plain["has_gauss"], plain["cached"])
 
 
 def make_checkpoint(model: nn.Module, opt: torch.optim.Optimizer, epoch: int,

@@ -63,7 +63,7 @@ from .zero_grad import (SHOWN_STEPS, accumulate_demo, forgotten_zero_grad_run, z
 from .minibatch import minibatch_demo, format_minibatch
 from .train_val import (MAIN_LR, MAIN_MOMENTUM, MAIN_EPOCHS, train_val_demo, validation_modes_demo,
                         format_train_val, format_validation_modes)
-from .learning_rate import SWEEP_LRS, lr_sweep_demo, format_lr_sweep
+from .learning_rate import SWEEP_LRS, TRACE_STEPS, dead_units, first_step_with, lr_sweep_demo, format_lr_sweep
 from .optim_state import optimizer_state_demo, format_optimizer_state, format_optimizer_sizes
 from .checkpoint_demo import RESUME_LR, adam_setup, checkpoint_demo, format_checkpoint
 from .resume import (TOTAL_EPOCHS, STOP_EPOCH, SHOWN_EPOCHS, resume_demo, format_resume,
@@ -76,7 +76,7 @@ __all__ += [
     "minibatch_demo", "format_minibatch",
     "MAIN_LR", "MAIN_MOMENTUM", "MAIN_EPOCHS", "train_val_demo", "validation_modes_demo",
     "format_train_val", "format_validation_modes",
-    "SWEEP_LRS", "lr_sweep_demo", "format_lr_sweep",
+    "SWEEP_LRS", "TRACE_STEPS", "dead_units", "first_step_with", "lr_sweep_demo", "format_lr_sweep",
     "optimizer_state_demo", "format_optimizer_state", "format_optimizer_sizes",
     "RESUME_LR", "adam_setup", "checkpoint_demo", "format_checkpoint",
     "TOTAL_EPOCHS", "STOP_EPOCH", "resume_demo", "format_resume", "resumes_exactly",

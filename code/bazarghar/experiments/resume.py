@@ -47,6 +47,11 @@ def _max_diff(a: list, b: list) -> float:
     return max(abs(x - y) for x, y in zip(a, b))
 
 
+def _count_lower(a: list, b: list) -> int:
+    """কয়টি epoch-এ ``a``-এর loss ``b``-এর চেয়ে কম।"""
+    return sum(x < y for x, y in zip(a, b))
+
+
 def resume_demo(workdir) -> dict:
     workdir = Path(workdir)
     # ১. কখনো না থেমে TOTAL_EPOCHS
@@ -79,6 +84,9 @@ def resume_demo(workdir) -> dict:
         "no_rng_equal": torch.equal(t(straight), t(no_rng)),
         "no_opt_max_diff": _max_diff(straight.train[tail], no_opt.train[tail]),
         "no_rng_max_diff": _max_diff(straight.train[tail], no_rng.train[tail]),
+        "no_opt_lower_train": _count_lower(no_opt.train[tail], straight.train[tail]),
+        "no_opt_lower_val": _count_lower(no_opt.val[tail], straight.val[tail]),
+        "no_rng_lower_val": _count_lower(no_rng.val[tail], straight.val[tail]),
         "no_opt_first": no_opt.train[STOP_EPOCH],
         "no_rng_first": no_rng.train[STOP_EPOCH],
         "straight_first": straight.train[STOP_EPOCH],
@@ -94,5 +102,8 @@ def format_resume(r: dict) -> str:
         f"torch.equal(না থেমে, resume): loss {r['losses_equal']}, parameter {r['params_equal']}",
         f"optimizer বাদ: equal {r['no_opt_equal']}, সর্বোচ্চ পার্থক্য {r['no_opt_max_diff']:.3g}",
         f"RNG বাদ:       equal {r['no_rng_equal']}, সর্বোচ্চ পার্থক্য {r['no_rng_max_diff']:.3g}",
+        f"resume-এর {r['total'] - r['stop']} epoch-এর কয়টিতে না-থামা run-এর চেয়ে কম loss: "
+        f"optimizer বাদ — training {r['no_opt_lower_train']}, validation {r['no_opt_lower_val']}; "
+        f"RNG বাদ — validation {r['no_rng_lower_val']}",
     ]
     return "\n".join(lines)
