@@ -1,5 +1,5 @@
 """Lecture 10's own facts, on top of the tests every lecture gets (test_lectures.py, test_slides.py,
-test_handout.py): its twelve sections and handout-only pages, its cover, the key results (bit-identical
+test_handout.py): its thirteen sections and handout-only pages, its cover, the key results (bit-identical
 resume, gradients that accumulate, optimizer-state sizes, weights_only loading) coming out of our
 executed code into the handout, no number typed by hand in its prose, and every student script
 printing exactly what the handout shows."""
@@ -31,6 +31,7 @@ SCRIPT_CELLS = {
     "07_checkpoint.py": ["s07-checkpoint"],
     "08_resume.py": ["s08-resume"],
     "09_exercises.py": ["s10-script"],
+    "10_loss_functions.py": ["s09-regression", "s09-reduction", "s09-classify"],
 }
 
 
@@ -60,8 +61,8 @@ def cell_stdout(notebook):
     return out
 
 
-def test_twelve_sections_and_handout_only_pages(rendered):
-    assert len(SECTIONS) == 12
+def test_thirteen_sections_and_handout_only_pages(rendered):
+    assert len(SECTIONS) == 13
     assert len(handout_only_pages(rendered, LECTURE)) >= 5
 
 
