@@ -29,7 +29,7 @@ SCRIPT_CELLS = {
     "05_learning_rate.py": ["s05-sweep"],
     "06_optimizer_state.py": ["s06-state", "s06-sizes"],
     "07_checkpoint.py": ["s07-checkpoint"],
-    "08_resume.py": ["s08-resume"],
+    "08_resume.py": ["s08-resume", "s08-scheduler"],
     "09_exercises.py": ["s10-script"],
     "10_loss_functions.py": ["s09-regression", "s09-reduction", "s09-classify"],
 }

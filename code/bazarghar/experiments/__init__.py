@@ -67,7 +67,7 @@ from .learning_rate import SWEEP_LRS, TRACE_STEPS, dead_units, first_step_with, 
 from .optim_state import optimizer_state_demo, format_optimizer_state, format_optimizer_sizes
 from .checkpoint_demo import RESUME_LR, adam_setup, checkpoint_demo, format_checkpoint
 from .resume import (TOTAL_EPOCHS, STOP_EPOCH, SHOWN_EPOCHS, resume_demo, format_resume,
-                     resumes_exactly)
+                     resumes_exactly, scheduler_resume_demo, format_scheduler_resume)
 
 __all__ += [
     "one_step_setup", "one_step_demo", "format_one_step",
@@ -80,6 +80,7 @@ __all__ += [
     "optimizer_state_demo", "format_optimizer_state", "format_optimizer_sizes",
     "RESUME_LR", "adam_setup", "checkpoint_demo", "format_checkpoint",
     "TOTAL_EPOCHS", "STOP_EPOCH", "resume_demo", "format_resume", "resumes_exactly",
+    "scheduler_resume_demo", "format_scheduler_resume",
 ]
 from .exercises10 import (exercise_adam_memory, exercise_steps, exercise_accumulation,
                           exercises10_demo, format_exercises10)
