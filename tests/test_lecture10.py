@@ -32,6 +32,8 @@ SCRIPT_CELLS = {
     "08_resume.py": ["s08-resume", "s08-scheduler"],
     "09_exercises.py": ["s10-script"],
     "10_loss_functions.py": ["s09-regression", "s09-reduction", "s09-classify"],
+    "11_update_rules.py": ["s06-by-hand"],
+    "12_sanity_checks.py": ["s05-sanity"],
 }
 
 

@@ -91,3 +91,9 @@ __all__ += ["exercise_adam_memory", "exercise_steps", "exercise_accumulation", "
 from .losses import late_labels, late_setup
 
 __all__ += ["late_labels", "late_setup"]
+
+from .update_rules import W0, TARGET, STEPS, update_rules_demo, format_update_rules
+from .sanity import MISSING_ROW, sanity_demo, format_sanity
+
+__all__ += ["W0", "TARGET", "STEPS", "update_rules_demo", "format_update_rules",
+            "MISSING_ROW", "sanity_demo", "format_sanity"]
