@@ -1,5 +1,5 @@
 """Lecture 10's own facts, on top of the tests every lecture gets (test_lectures.py, test_slides.py,
-test_handout.py): its twelve sections and handout-only pages, its cover, the key results (bit-identical
+test_handout.py): its thirteen sections and handout-only pages, its cover, the key results (bit-identical
 resume, gradients that accumulate, optimizer-state sizes, weights_only loading) coming out of our
 executed code into the handout, no number typed by hand in its prose, and every student script
 printing exactly what the handout shows."""
@@ -29,8 +29,11 @@ SCRIPT_CELLS = {
     "05_learning_rate.py": ["s05-sweep"],
     "06_optimizer_state.py": ["s06-state", "s06-sizes"],
     "07_checkpoint.py": ["s07-checkpoint"],
-    "08_resume.py": ["s08-resume"],
+    "08_resume.py": ["s08-resume", "s08-scheduler"],
     "09_exercises.py": ["s10-script"],
+    "10_loss_functions.py": ["s09-regression", "s09-reduction", "s09-classify"],
+    "11_update_rules.py": ["s06-by-hand"],
+    "12_sanity_checks.py": ["s05-sanity"],
 }
 
 
@@ -60,8 +63,8 @@ def cell_stdout(notebook):
     return out
 
 
-def test_twelve_sections_and_handout_only_pages(rendered):
-    assert len(SECTIONS) == 12
+def test_thirteen_sections_and_handout_only_pages(rendered):
+    assert len(SECTIONS) == 13
     assert len(handout_only_pages(rendered, LECTURE)) >= 5
 
 
@@ -107,8 +110,9 @@ def test_gradient_accumulation_numbers_in_the_handout(notebook, handout_text):
 def test_optimizer_state_sizes(notebook, handout_text):
     out = cell_stdout(notebook)["s06-sizes"]
     assert "model-এর parameter: 209" in out
-    assert "SGD-এর state: {'momentum_buffer': 209}" in out
-    assert "Adam-এর state: {'step': 6, 'exp_avg': 209, 'exp_avg_sq': 209}" in out
+    assert "SGD: {'momentum_buffer': 209}" in out
+    assert "Adam: {'step': 6, 'exp_avg': 209, 'exp_avg_sq': 209}" in out
+    assert "প্রতিটি id-র Adam step-এর মান = 10" in out
     assert "৪১৮" in handout_text  # Adam's two running averages, an inline value
 
 

@@ -62,11 +62,11 @@ from .zero_grad import (SHOWN_STEPS, accumulate_demo, forgotten_zero_grad_run, z
 from .minibatch import minibatch_demo, format_minibatch
 from .train_val import (MAIN_LR, MAIN_MOMENTUM, MAIN_EPOCHS, train_val_demo, validation_modes_demo,
                         format_train_val, format_validation_modes)
-from .learning_rate import SWEEP_LRS, lr_sweep_demo, format_lr_sweep
+from .learning_rate import SWEEP_LRS, TRACE_STEPS, dead_units, first_step_with, lr_sweep_demo, format_lr_sweep
 from .optim_state import optimizer_state_demo, format_optimizer_state, format_optimizer_sizes
 from .checkpoint_demo import RESUME_LR, adam_setup, checkpoint_demo, format_checkpoint
 from .resume import (TOTAL_EPOCHS, STOP_EPOCH, SHOWN_EPOCHS, resume_demo, format_resume,
-                     resumes_exactly)
+                     resumes_exactly, scheduler_resume_demo, format_scheduler_resume)
 
 __all__ += [
     "one_step_setup", "one_step_demo", "format_one_step",
@@ -75,13 +75,24 @@ __all__ += [
     "minibatch_demo", "format_minibatch",
     "MAIN_LR", "MAIN_MOMENTUM", "MAIN_EPOCHS", "train_val_demo", "validation_modes_demo",
     "format_train_val", "format_validation_modes",
-    "SWEEP_LRS", "lr_sweep_demo", "format_lr_sweep",
+    "SWEEP_LRS", "TRACE_STEPS", "dead_units", "first_step_with", "lr_sweep_demo", "format_lr_sweep",
     "optimizer_state_demo", "format_optimizer_state", "format_optimizer_sizes",
     "RESUME_LR", "adam_setup", "checkpoint_demo", "format_checkpoint",
     "TOTAL_EPOCHS", "STOP_EPOCH", "resume_demo", "format_resume", "resumes_exactly",
+    "scheduler_resume_demo", "format_scheduler_resume",
 ]
 from .exercises10 import (exercise_adam_memory, exercise_steps, exercise_accumulation,
                           exercises10_demo, format_exercises10)
 
 __all__ += ["exercise_adam_memory", "exercise_steps", "exercise_accumulation", "exercises10_demo",
             "format_exercises10"]
+
+from .losses import late_labels, late_setup
+
+__all__ += ["late_labels", "late_setup"]
+
+from .update_rules import W0, TARGET, STEPS, update_rules_demo, format_update_rules
+from .sanity import MISSING_ROW, sanity_demo, format_sanity
+
+__all__ += ["W0", "TARGET", "STEPS", "update_rules_demo", "format_update_rules",
+            "MISSING_ROW", "sanity_demo", "format_sanity"]

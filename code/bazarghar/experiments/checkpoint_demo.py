@@ -5,9 +5,10 @@ from __future__ import annotations
 import pickle
 from pathlib import Path
 
+import numpy as np
 import torch
 
-from ..checkpoint import make_checkpoint, save_checkpoint
+from ..checkpoint import make_checkpoint, numpy_rng_from_plain, numpy_rng_to_plain, save_checkpoint
 from ..loop import fit, make_loader, make_loop_model, split_orders
 
 #: checkpoint আর resume-এর training: Adam, lr 0.01
@@ -53,6 +54,20 @@ def checkpoint_demo(workdir, epochs: int = 10) -> dict:
     except pickle.UnpicklingError as err:
         bad_error = type(err).__name__
     bad_loaded = type(torch.load(bad, weights_only=False)["history"]).__name__
+    # NumPy-র global RNG: get_state()-এর tuple সরাসরি রাখলে weights_only খোলে না
+    np_raw = workdir / "numpy_raw.pt"
+    torch.save({"numpy": np.random.get_state()}, np_raw)
+    try:
+        torch.load(np_raw, weights_only=True)
+        numpy_error = "(কোনো error নেই)"
+    except pickle.UnpicklingError as err:
+        numpy_error = type(err).__name__
+    np.random.seed(0)
+    np_plain = workdir / "numpy_plain.pt"
+    torch.save({"numpy": numpy_rng_to_plain(np.random.get_state())}, np_plain)
+    expected = np.random.random(3)
+    np.random.set_state(numpy_rng_from_plain(torch.load(np_plain, weights_only=True)["numpy"]))
+    numpy_restored = bool((np.random.random(3) == expected).all())
     return {
         "path": path,
         "keys": list(ckpt),
@@ -66,6 +81,8 @@ def checkpoint_demo(workdir, epochs: int = 10) -> dict:
         "bad_error": bad_error,
         "bad_loaded": bad_loaded,
         "last_val": history.val[-1],
+        "numpy_error": numpy_error,
+        "numpy_restored": numpy_restored,
     }
 
 
@@ -76,5 +93,7 @@ def format_checkpoint(r: dict) -> str:
         f"weights_only=True-তে খুলল; epoch = {r['epoch']}, history-তে {r['history_len']}টি epoch",
         f"ফাইলের মাপ: checkpoint {r['bytes']:,} byte | শুধু model {r['model_bytes']:,} byte",
         f"History object রাখলে weights_only=True: {r['bad_error']}; False দিলে {r['bad_loaded']}",
+        f"np.random.get_state() সরাসরি: {r['numpy_error']}; tensor আর সংখ্যায় ভেঙে রাখলে "
+        f"খোলে, আর ফেরানো RNG একই সংখ্যা দেয়: {r['numpy_restored']}",
     ]
     return "\n".join(lines)

@@ -42,8 +42,9 @@ def optimizer_state_demo() -> dict:
         "names": names,
         "shapes": shapes,
         "state_ids": list(sgd_sd["state"]),
-        "sgd_state_keys": list(sgd_sd["state"][0]),
-        "adam_state_keys": list(adam_state0),
+        # প্রতিটি id-র খাতায় কোন কোন নাম, state_dict থেকে পড়া
+        "sgd_state_keys": [list(sgd_sd["state"][i]) for i in range(len(names))],
+        "adam_state_keys": [list(adam_sd["state"][i]) for i in range(len(names))],
         "sgd_state_shapes": [tuple(s["momentum_buffer"].shape) for s in sgd_sd["state"].values()],
         "adam_step": float(adam_state0["step"]),
         "steps_per_epoch": steps,
@@ -64,14 +65,15 @@ def format_optimizer_state(r: dict) -> str:
         "id  নাম               আকার       SGD-এর state        Adam-এর state",
     ]
     for i, (name, shape) in enumerate(zip(r["names"], r["shapes"])):
-        lines.append(f"{i:2d}  {name:16s}  {str(shape):9s}  momentum_buffer     step, exp_avg, exp_avg_sq")
+        sgd, adam = ", ".join(r["sgd_state_keys"][i]), ", ".join(r["adam_state_keys"][i])
+        lines.append(f"{i:2d}  {name:16s}  {str(shape):9s}  {sgd:18s}  {adam}")
     return "\n".join(lines)
 
 
 def format_optimizer_sizes(r: dict) -> str:
     return "\n".join([
-        f"এক epoch ({r['steps_per_epoch']} ধাপ) পরে Adam-এর step = {r['adam_step']:g}",
+        f"এক epoch ({r['steps_per_epoch']} ধাপ) পরে প্রতিটি id-র Adam step-এর মান = {r['adam_step']:g}",
         f"model-এর parameter: {r['n_params']}",
-        f"SGD-এর state: {r['sgd_numel']}",
-        f"Adam-এর state: {r['adam_numel']}",
+        f"খাতায় মোট কয়টি সংখ্যা, নাম ধরে — SGD: {r['sgd_numel']}",
+        f"খাতায় মোট কয়টি সংখ্যা, নাম ধরে — Adam: {r['adam_numel']}",
     ])

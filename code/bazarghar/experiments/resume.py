@@ -47,6 +47,11 @@ def _max_diff(a: list, b: list) -> float:
     return max(abs(x - y) for x, y in zip(a, b))
 
 
+def _count_lower(a: list, b: list) -> int:
+    """কয়টি epoch-এ ``a``-এর loss ``b``-এর চেয়ে কম।"""
+    return sum(x < y for x, y in zip(a, b))
+
+
 def resume_demo(workdir) -> dict:
     workdir = Path(workdir)
     # ১. কখনো না থেমে TOTAL_EPOCHS
@@ -79,6 +84,9 @@ def resume_demo(workdir) -> dict:
         "no_rng_equal": torch.equal(t(straight), t(no_rng)),
         "no_opt_max_diff": _max_diff(straight.train[tail], no_opt.train[tail]),
         "no_rng_max_diff": _max_diff(straight.train[tail], no_rng.train[tail]),
+        "no_opt_lower_train": _count_lower(no_opt.train[tail], straight.train[tail]),
+        "no_opt_lower_val": _count_lower(no_opt.val[tail], straight.val[tail]),
+        "no_rng_lower_val": _count_lower(no_rng.val[tail], straight.val[tail]),
         "no_opt_first": no_opt.train[STOP_EPOCH],
         "no_rng_first": no_rng.train[STOP_EPOCH],
         "straight_first": straight.train[STOP_EPOCH],
@@ -94,5 +102,67 @@ def format_resume(r: dict) -> str:
         f"torch.equal(না থেমে, resume): loss {r['losses_equal']}, parameter {r['params_equal']}",
         f"optimizer বাদ: equal {r['no_opt_equal']}, সর্বোচ্চ পার্থক্য {r['no_opt_max_diff']:.3g}",
         f"RNG বাদ:       equal {r['no_rng_equal']}, সর্বোচ্চ পার্থক্য {r['no_rng_max_diff']:.3g}",
+        f"resume-এর {r['total'] - r['stop']} epoch-এর কয়টিতে না-থামা run-এর চেয়ে কম loss: "
+        f"optimizer বাদ — training {r['no_opt_lower_train']}, validation {r['no_opt_lower_val']}; "
+        f"RNG বাদ — validation {r['no_rng_lower_val']}",
     ]
+    return "\n".join(lines)
+
+
+def _scheduled(model_seed: int = 0, loader_seed: int = 0):
+    split, model, opt, loader = adam_setup(model_seed=model_seed, loader_seed=loader_seed)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=TOTAL_EPOCHS)
+    return split, model, opt, loader, sched
+
+
+def _fit_scheduled(model, opt, loader, split, sched, epochs, history=None):
+    """প্রতিটি epoch-এর শেষে ``sched.step()``; ফেরত ইতিহাস আর প্রতি epoch-এর lr।"""
+    lrs: list = []
+
+    def after_epoch(_epoch, _history):
+        lrs.append(opt.param_groups[0]["lr"])
+        sched.step()
+
+    return fit(model, opt, loader, split, epochs, history=history, after_epoch=after_epoch), lrs
+
+
+def scheduler_resume_demo(workdir) -> dict:
+    """CosineAnnealingLR-সহ Adam: না থেমে, আর STOP_EPOCH-এ থেমে scheduler-সহ ও scheduler
+    ছাড়া resume। scheduler-এর state checkpoint-এ না থাকলে নতুন scheduler শুরু থেকে গোনে।"""
+    workdir = Path(workdir)
+    split, model, opt, loader, sched = _scheduled()
+    straight, straight_lrs = _fit_scheduled(model, opt, loader, split, sched, TOTAL_EPOCHS)
+    split, model, opt, loader, sched = _scheduled()
+    first, first_lrs = _fit_scheduled(model, opt, loader, split, sched, STOP_EPOCH)
+    path = save_checkpoint(workdir / "ckpt_sched.pt", model, opt, STOP_EPOCH, loader, first, sched)
+    runs = {}
+    for with_sched in (True, False):
+        split, model, opt, loader, sched = _scheduled(FRESH_MODEL_SEED, FRESH_LOADER_SEED)
+        done, history = load_checkpoint(path, model, opt, loader,
+                                        scheduler=sched if with_sched else None)
+        runs[with_sched] = _fit_scheduled(model, opt, loader, split, sched, TOTAL_EPOCHS - done,
+                                          history=history)
+    t = lambda h: torch.tensor(h.train + h.val)  # noqa: E731
+    return {
+        "keys": list(torch.load(path, weights_only=True)),
+        "sched_state": torch.load(path, weights_only=True)["scheduler"],
+        "straight_lrs": straight_lrs,
+        "resumed_lrs": first_lrs + runs[True][1],
+        "no_sched_lrs": first_lrs + runs[False][1],
+        "equal": torch.equal(t(straight), t(runs[True][0])),
+        "no_sched_equal": torch.equal(t(straight), t(runs[False][0])),
+    }
+
+
+def format_scheduler_resume(r: dict) -> str:
+    s = r["sched_state"]
+    lines = [f"checkpoint-এর key: {r['keys']}",
+             f"scheduler-এর state: last_epoch {s['last_epoch']}, T_max {s['T_max']}, "
+             f"base_lrs {s['base_lrs']}",
+             "epoch   lr: না থেমে    resume     scheduler বাদ"]
+    for e in (STOP_EPOCH, STOP_EPOCH + 1, STOP_EPOCH + 5, TOTAL_EPOCHS):
+        lines.append(f"{e:5d}   {r['straight_lrs'][e - 1]:11.3e}   {r['resumed_lrs'][e - 1]:9.3e}"
+                     f"   {r['no_sched_lrs'][e - 1]:9.3e}")
+    lines += [f"torch.equal(না থেমে, resume): {r['equal']}",
+              f"scheduler বাদ: equal {r['no_sched_equal']}"]
     return "\n".join(lines)
