@@ -162,12 +162,6 @@ def write_compare_report(path, comparisons):
                       "the other environment)", "versions": "", "cause": r.cause,
                       "rows": side_by_side(r.expected or [], r.got or []), "left": "tests/expected",
                       "right": f"{comp.python}", "readers": []} for r in comp.expected_failed_there]
-        for kind, changes in (("PROSE", checked.prose_changes), ("PROSE (this machine)", checked.prose_machine)):
-            for c in changes:  # the sentence before and after, changed words marked
-                problems.append({"kind": kind, "label": f"`{{python}} {c.expr}`", "heading": "", "where": c.where,
-                                 "message": f"{c.old} → {c.new}", "versions": "", "cause": "",
-                                 "rows": [(*token_pair(c.old_sentence, c.new_sentence), "changed")],
-                                 "left": "was", "right": "now", "readers": []})
         claims = [{"where": f"{c['file']}:{c['line']}", "sentence": c["sentence"], "expr": c["expr"],
                    "state": "fails under the other environment"} for c in comp.claims_failed_there]
         lectures.append({"name": comp.name, "timing": comp.timing_text, "versions": "",
