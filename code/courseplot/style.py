@@ -147,8 +147,8 @@ def _plain_number(value: float) -> str:
 def _make_formatters():
     from matplotlib.ticker import Formatter
 
-    class PlainLog(Formatter):
-        """A log axis's own choice of which ticks get a label, each written as a plain number."""
+    class Wrapping(Formatter):
+        """A formatter that rewrites another's labels; the other places the ticks."""
 
         def __init__(self, inner):
             self.inner = inner
@@ -159,25 +159,18 @@ def _make_formatters():
 
         def set_locs(self, locs):
             self.inner.set_locs(locs)
-
-        def __call__(self, x, pos=None):
-            return _plain_number(x) if self.inner(x, pos) else ""
 
         def format_data_short(self, value):
             return self.inner.format_data_short(value)
 
-    class Bengali(Formatter):
+    class PlainLog(Wrapping):
+        """A log axis's own choice of which ticks get a label, each written as a plain number."""
+
+        def __call__(self, x, pos=None):
+            return _plain_number(x) if self.inner(x, pos) else ""
+
+    class Bengali(Wrapping):
         """Another formatter's labels in Bengali digits."""
-
-        def __init__(self, inner):
-            self.inner = inner
-
-        def set_axis(self, axis):
-            super().set_axis(axis)
-            self.inner.set_axis(axis)
-
-        def set_locs(self, locs):
-            self.inner.set_locs(locs)
 
         def format_ticks(self, values):
             return [label.translate(BN_DIGITS) for label in self.inner.format_ticks(values)]
@@ -187,9 +180,6 @@ def _make_formatters():
 
         def get_offset(self):
             return self.inner.get_offset().translate(BN_DIGITS)
-
-        def format_data_short(self, value):
-            return self.inner.format_data_short(value)
 
     return PlainLog, Bengali
 
