@@ -113,7 +113,12 @@ def test_hidden_cells_are_not_checked():
 # Registries: block types, normalisers, the kit's Bengali words.
 
 from pathlib import Path  # noqa: E402
+import json  # noqa: E402
 import re  # noqa: E402
+import shutil  # noqa: E402
+import subprocess  # noqa: E402
+
+import pypandoc  # noqa: E402
 
 from lecturekit import words  # noqa: E402
 from lecturekit.check.normalise import NORMALISERS, normalise  # noqa: E402
@@ -163,26 +168,25 @@ def test_the_normalisers_apply_in_their_registered_order():
     assert normalise("/work/p/a.pt  ", "/work/p") == "<project>/a.pt"
 
 
-def lua_words():
-    """The `words` table of common.lua: name = "word" pairs and the month list."""
-    text = (FILTERS / "common.lua").read_text(encoding="utf-8")
-    table = text[text.index("M.words = {"):text.index("\n}\n", text.index("M.words = {"))]
-    pairs = dict(re.findall(r"\b(\w+) = \"([^\"]*)\"", table))
-    months = re.search(r"months = \{(.*?)\}", table, re.S)[1]
-    return pairs, re.findall(r"\"([^\"]+)\"", months)
+def test_python_and_lua_read_one_words_file(tmp_path):
+    """words.json is the only spelling: the kit's WORDS are its words, and a word changed in the file
+    changes what the filters write (a part's label) without a line of Lua."""
+    assert words.WORDS_FILE == FILTERS.parent / "words.json"
+    data = json.loads(words.WORDS_FILE.read_text(encoding="utf-8"))
+    assert words.MONTHS == tuple(data["months"]) and words.WORDS["figure"] == data["figure"]
+    shutil.copytree(FILTERS.parent, tmp_path / "lecture")
+    data["part"], data["digits"] = "খণ্ড", "0123456789"
+    (tmp_path / "lecture" / "words.json").write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    (tmp_path / "in.md").write_text("# ক {#sec-a}\n\n# খ {#sec-b}\n", encoding="utf-8")
+    run = subprocess.run([pypandoc.get_pandoc_path(), "in.md", "--to=typst",
+                          f"--lua-filter={tmp_path / 'lecture' / 'lecture.lua'}"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert "খণ্ড 0 ·" in run.stdout and "খণ্ড 1 ·" in run.stdout and "অংশ" not in run.stdout
 
 
-def test_python_and_lua_spell_the_shared_words_alike():
-    pairs, months = lua_words()
-    assert tuple(months) == words.MONTHS
-    for name in ("figure", "answers", "episode", "module"):
-        assert pairs[name] == words.WORDS[name], name
-
-
-def test_no_filter_but_common_lua_spells_a_bengali_word():
+def test_no_filter_spells_a_bengali_word():
     for path in FILTERS.glob("*.lua"):
-        if path.name == "common.lua":
-            continue
         code = [line for line in path.read_text(encoding="utf-8").split("\n") if not line.strip().startswith("--")]
         assert not [line for line in code if re.search("[\u0980-\u09ff]", line)], path.name
 

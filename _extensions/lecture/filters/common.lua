@@ -6,37 +6,35 @@ M.quarto = (quarto ~= nil) and (quarto.doc ~= nil)
 -- (write/formats.py) and of Quarto's format.
 M.format = FORMAT
 
-local BN = { ["0"] = "০", ["1"] = "১", ["2"] = "২", ["3"] = "৩", ["4"] = "৪",
-             ["5"] = "৫", ["6"] = "৬", ["7"] = "৭", ["8"] = "৮", ["9"] = "৯" }
+-- The extension's folder, from this file's own path (under Quarto, PANDOC_SCRIPT_FILE is Quarto's
+-- main filter by the time lecture.lua requires this module).
+local extension_dir = debug.getinfo(1, "S").source:gsub("^@", ""):match("(.*[/\\])filters[/\\][^/\\]*$") or "./"
+
+-- The Bengali words the products show, read from the one file the Python side reads too
+-- (_extensions/lecture/words.json; lecturekit/words.py).
+local function read_words()
+  local f = assert(io.open(extension_dir .. "words.json", "r"))
+  local text = f:read("a")
+  f:close()
+  return pandoc.json.decode(text, false)
+end
+
+M.words = read_words()
+M.letters = M.words.letters
+
+local BN = {}
+do
+  local n = 0
+  for _, code in utf8.codes(M.words.digits) do
+    BN[tostring(n)] = utf8.char(code)
+    n = n + 1
+  end
+end
 
 -- Western digits -> Bengali digits.
 function M.bn(value)
   return (tostring(value):gsub("%d", BN))
 end
-
--- The Bengali words the filters write, in one place (the Python side's are in lecturekit/words.py).
-M.words = {
-  figure = "ছবি",
-  answers = "উত্তরমালা",
-  answer = "উত্তর",
-  answer_in_appendix = "উত্তর: পরিশিষ্টে, ",
-  quiz_answers = "নিজেকে যাচাই: উত্তর",
-  question = "প্রশ্ন",
-  line = "লাইন",
-  part = "অংশ",
-  episode = "পর্ব",
-  of_episodes = "-এর মধ্যে",
-  module = "মডিউল",
-  months = { "জানুয়ারি", "ফেব্রুয়ারি", "মার্চ", "এপ্রিল", "মে", "জুন", "জুলাই", "আগস্ট",
-    "সেপ্টেম্বর", "অক্টোবর", "নভেম্বর", "ডিসেম্বর" },
-  -- exercise kinds (answers.lua), callout titles and boxes (blocks.lua)
-  kinds = { exercise = "অনুশীলনী", discussion = "আলোচনার প্রশ্ন" },
-  callouts = { note = "নোট", tip = "টিপ", warning = "সতর্কতা", important = "জরুরি", caution = "সাবধান" },
-  boxes = { remember = "মনে রাখুন", glossary = "শব্দকোষ" },
-  -- option letters for quiz choices
-  letters = { "ক", "খ", "গ", "ঘ", "ঙ", "চ", "ছ", "জ" },
-}
-M.letters = M.words.letters
 
 function M.has_class(el, cls)
   for _, c in ipairs(el.classes or {}) do
@@ -75,8 +73,6 @@ end
 -- `default` is the format-neutral form. A further format brings its renderers in one file,
 -- formats/<format>.lua, returning `{ <renderer name> = fn, ... }`: with its record in
 -- write/formats.py, that is all a new format needs.
-local extension_dir = PANDOC_SCRIPT_FILE and PANDOC_SCRIPT_FILE:match("(.*[/\\])") or "./"
-
 local function format_renderers(format)
   local path = extension_dir .. "formats/" .. format .. ".lua"
   local f = io.open(path, "r")
