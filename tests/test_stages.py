@@ -1,12 +1,14 @@
 """Fast tests of the stages' records, no kernel: the reader parses inline expressions and claims once,
 and the execution record goes into the executed notebook's metadata and comes back out equal."""
+import json
 import textwrap
 
 import nbformat
 import pytest
 
 from lecturekit.errors import LectureError
-from lecturekit.execute.record import CellRun, ClaimResult, Execution, InlineValue, ProseRun, option_lines
+from lecturekit.execute.record import (CellRun, ClaimResult, Environment, Execution, InlineValue, ProseRun,
+                                       RecordShapeError, option_lines)
 from lecturekit.read import qmd
 from lecturekit.execute.notebook import executed_notebook, notebook_bytes
 
@@ -63,15 +65,27 @@ def test_a_claim_without_check_is_named_at_its_line(tmp_path):
 
 
 def results_for(lecture):
-    """What the kernel would have returned for SOURCE (hand-made: no kernel here)."""
-    return {"cells": [{"outputs": [{"output_type": "stream", "name": "stdout", "text": "4\n"}],
-                       "execution_count": 1, "seconds": 0.25, "raised": False}],
-            "inline": [["4", "2.0"], ["12"]],
-            "claims": [[{"sentence": "old", "expr": "n / 2 == 2", "file": "x", "line": 1, "ok": True,
-                         "error": None}],
-                       [{"sentence": "old", "expr": "n > 0", "file": "x", "line": 1, "ok": False,
-                         "error": None}]],
-            "versions": {"python": "3.11.2", "torch": "2.13.0+cpu"}, "key": "abc", "executed_at": 1700000000}
+    """The record the kernel would have returned for SOURCE (hand-made: no kernel here)."""
+    return Execution("01-demo", Environment({"python": "3.11.2", "torch": "2.13.0+cpu"}, "abc", 1700000000), [
+        ProseRun("x", 1, [InlineValue("n", "4"), InlineValue("n / 2", "2.0")],
+                 [ClaimResult("old", "n / 2 == 2", "x", 1, True, None)]),
+        CellRun("x", 1, "make", "", {}, "old code", [{"output_type": "stream", "name": "stdout", "text": "4\n"}],
+                1, 0.25, False),
+        ProseRun("x", 1, [InlineValue("n * 3", "12")], [ClaimResult("old", "n > 0", "x", 1, False, None)]),
+    ])
+
+
+def test_the_execution_record_round_trips_through_json():
+    """What the cache stores is the record, whole: read back it is equal; data of another shape is
+    refused with what is wrong."""
+    record = results_for(None)
+    assert Execution.from_json(json.loads(json.dumps(record.to_json()))) == record
+    data = record.to_json()
+    broken = {**data, "runs": [{**data["runs"][1], "outputs": {"x": 1}}]}
+    with pytest.raises(RecordShapeError, match="a cell without outputs"):
+        Execution.from_json(broken)
+    with pytest.raises(RecordShapeError, match="not a mapping"):
+        Execution.from_json([])
 
 
 def test_the_execution_record_round_trips_through_the_notebook(lecture, tmp_path):
@@ -113,7 +127,6 @@ def test_hidden_cells_are_not_checked():
 # Registries: block types, normalisers, the kit's Bengali words.
 
 from pathlib import Path  # noqa: E402
-import json  # noqa: E402
 import re  # noqa: E402
 import shutil  # noqa: E402
 import subprocess  # noqa: E402

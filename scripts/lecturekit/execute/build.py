@@ -8,13 +8,13 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lecturekit.execute import cache
 from lecturekit.read import qmd
-from lecturekit.execute.record import Execution
+from lecturekit.execute.record import CellRun, Environment, Execution, ProseRun
 from lecturekit.execute.kernel import DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT, LectureExecutor
 from lecturekit.execute.notebook import executed_notebook, write_notebook
 
@@ -37,9 +37,9 @@ class ExecutedLecture:
         return Execution.from_notebook(self.notebook)
 
 
-def relative_paths(results: dict, root: Path) -> dict:
-    """Tracebacks name files by their path inside the project, not where the project lies today:
-    the executed notebook (and so the products) of a copied project stay the same bytes."""
+def relative_paths(execution: Execution, root: Path) -> Execution:
+    """Tracebacks and places name files by their path inside the project, not where the project lies
+    today: the executed notebook (and so the products) of a copied project stay the same bytes."""
     prefix = str(root.resolve()) + os.sep
 
     def strip(value):
@@ -48,29 +48,35 @@ def relative_paths(results: dict, root: Path) -> dict:
         if isinstance(value, list):
             return [strip(v) for v in value]
         return value
-    for cell in results["cells"]:
-        for output in cell["outputs"]:
-            if output.get("output_type") == "error":
-                output["evalue"], output["traceback"] = strip(output["evalue"]), strip(output["traceback"])
-    for claims in results["claims"]:
-        for claim in claims:
-            claim["file"], claim["error"] = os.path.relpath(claim["file"], root), strip(claim["error"])
-    return results
+
+    def output(out: dict) -> dict:
+        if out.get("output_type") != "error":
+            return out
+        return {**out, "evalue": strip(out["evalue"]), "traceback": strip(out["traceback"])}
+
+    runs: list[CellRun | ProseRun] = []
+    for run in execution.runs:
+        if isinstance(run, CellRun):
+            runs.append(replace(run, file=os.path.relpath(run.file, root), outputs=[output(o) for o in run.outputs]))
+        else:
+            runs.append(replace(run, file=os.path.relpath(run.file, root), claims=[
+                replace(c, file=os.path.relpath(c.file, root), error=strip(c.error)) for c in run.claims]))
+    return replace(execution, runs=runs)
 
 
-def _execute(project, lecture, key, versions, store, python, progress):
+def _execute(project, lecture, key, versions, store, python, progress) -> Execution:
     executor = LectureExecutor(lecture, code_dir=project.code_dir,
                                workdir=project.build_dir / lecture.name / "run",
                                timeout=project.setting("timeout", DEFAULT_TIMEOUT), python=python,
                                progress=progress,
                                max_output=project.setting("max-output", DEFAULT_MAX_OUTPUT))
-    results = relative_paths(executor.run(), project.root)
+    ran = relative_paths(executor.run(), project.root)
     # The record names what the outputs came from: versions, and what the kernel itself found
-    # (CPU capability, BLAS, threads, the output-changing environment).
-    results["versions"] = {**versions, **results.pop("fingerprint", {})}
-    results["executed_at"] = int(time.time())
-    store.store(lecture.name, key, results)
-    return results
+    # (CPU capability, BLAS, threads, the output-changing environment); its key and its time.
+    execution = replace(ran, environment=Environment({**versions, **ran.environment.versions}, key,
+                                                     int(time.time())))
+    store.store(lecture.name, key, execution)
+    return execution
 
 
 def execute_lecture(project: Project, lecture_dir: Path, *, fresh: bool = False,
@@ -87,19 +93,18 @@ def execute_lecture(project: Project, lecture_dir: Path, *, fresh: bool = False,
     versions = versions or cache.environment_versions(python)
     key = cache.execution_key(lecture, project.code_dir, versions)
     store = cache.ExecutionCache(project.build_dir / "cache")
-    results = None if fresh else store.load(lecture.name, key)
-    from_cache = results is not None
-    if results is None and cached_only:
+    execution = None if fresh else store.load(lecture.name, key)
+    from_cache = execution is not None
+    if execution is None and cached_only:
         return None
-    if results is None:
+    if execution is None:
         # A check and a render of one lecture at once: one executes, the other then reads its entry.
         with project.lecture_lock(lecture.name):
-            results = None if fresh else store.load(lecture.name, key)
-            from_cache = results is not None
-            if results is None:
-                results = _execute(project, lecture, key, versions, store, python, progress)
-    results["key"] = key
-    nb = executed_notebook(lecture, results, project.root)
+            execution = None if fresh else store.load(lecture.name, key)
+            from_cache = execution is not None
+            if execution is None:
+                execution = _execute(project, lecture, key, versions, store, python, progress)
+    nb = executed_notebook(lecture, execution, project.root)
     if write:
         write_notebook(nb, project.notebook_path(lecture.name))
-    return ExecutedLecture(lecture, nb, from_cache, time.perf_counter() - started, results.get("timings", {}))
+    return ExecutedLecture(lecture, nb, from_cache, time.perf_counter() - started, execution.timings)

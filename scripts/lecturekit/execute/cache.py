@@ -1,4 +1,5 @@
-"""The execution cache: results of one lecture's execution, keyed by everything that could change them.
+"""The execution cache: one lecture's execution record (`Execution.to_json()`), keyed by everything that
+could change it.
 
 Quarto's `freeze` looks only at the source; we also key on the course code, the library versions
 (with the build variant: 2.13.0+cpu is not 2.13.0+cu128), the CPU's instruction set and every
@@ -15,10 +16,11 @@ import sys
 from pathlib import Path
 
 from lecturekit.execute import kernelenv
+from lecturekit.execute.record import Execution
 from lecturekit.fsutil import write_atomic
 from lecturekit.read import qmd
 
-CACHE_FORMAT = 3  # bump when the layout of a cache entry changes
+CACHE_FORMAT = 4  # bump when the layout of a cache entry changes (4: Execution.to_json())
 
 # Runs here or in another environment's interpreter, so it must need nothing but the stdlib.
 _VERSIONS_PROBE = """
@@ -129,33 +131,6 @@ def discard(path, problem, remove=True):
             pass
 
 
-def _list_of(value, kind):
-    return isinstance(value, list) and all(isinstance(item, kind) for item in value)
-
-
-def entry_problem(entry):
-    """What is wrong with a cache entry's shape (as `_execute` stores it), or None."""
-    if not isinstance(entry, dict):
-        return f"a {type(entry).__name__}, not a mapping"
-    if not isinstance(entry.get("key"), str):
-        return "no key"
-    cells = entry.get("cells")
-    if not _list_of(cells, dict):
-        return "'cells' is not a list of cells"
-    for cell in cells:
-        if not _list_of(cell.get("outputs"), dict) or not isinstance(cell.get("seconds"), (int, float)) \
-                or "execution_count" not in cell:
-            return "a cell without outputs, seconds or execution count"
-    if not _list_of(entry.get("inline"), list) or not _list_of(entry.get("claims"), list):
-        return "'inline' or 'claims' is not a list of lists"
-    if any(not _list_of(claims, dict) or any("ok" not in c or "file" not in c for c in claims)
-           for claims in entry["claims"]):
-        return "a claim without its result"
-    if not isinstance(entry.get("versions", {}), dict) or not isinstance(entry.get("timings", {}), dict):
-        return "'versions' or 'timings' is not a mapping"
-    return None
-
-
 class ExecutionCache:
     """One JSON file per lecture and key; writes are atomic so a crash never leaves half an entry."""
 
@@ -167,8 +142,8 @@ class ExecutionCache:
     def _path(self, lecture_name, key):
         return self.folder / lecture_name / f"{key[:32]}.json"
 
-    def load(self, lecture_name, key):
-        """The entry for key, or None. An entry that does not parse or has the wrong shape (a bad
+    def load(self, lecture_name: str, key: str) -> Execution | None:
+        """The execution record stored for key, or None. An entry that does not parse or has the wrong shape (a bad
         byte, a crash of another tool, an edit by hand) is discarded with one warning, so the
         lecture executes again instead of failing on every render."""
         path = self._path(lecture_name, key)
@@ -180,18 +155,15 @@ class ExecutionCache:
             discard(path, f"cannot read it: {err.strerror}", remove=False)
             return None
         try:
-            entry = json.loads(data.decode("utf-8"))
-            problem = entry_problem(entry)
-        except (UnicodeDecodeError, ValueError) as err:
-            problem = str(err).split("\n")[0][:120]
-        if problem:
-            discard(path, problem)
+            execution = Execution.from_json(json.loads(data.decode("utf-8")))
+        except (UnicodeDecodeError, ValueError) as err:  # RecordShapeError is a ValueError
+            discard(path, str(err).split("\n")[0][:120])
             return None
-        return entry if entry.get("key") == key else None
+        return execution if execution.environment.key == key else None
 
-    def store(self, lecture_name, key, results):
+    def store(self, lecture_name: str, key: str, execution: Execution) -> None:
         path = self._path(lecture_name, key)
-        write_atomic(path, json.dumps({"key": key, **results}, ensure_ascii=False).encode("utf-8"))
+        write_atomic(path, json.dumps(execution.to_json(), ensure_ascii=False).encode("utf-8"))
         # Keep a few recent entries (two environments compared in turn, the CPU-capability runs of the
         # tests), drop the rest.
         entries = sorted(path.parent.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)

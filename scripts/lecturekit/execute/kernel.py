@@ -19,6 +19,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
 from lecturekit.execute import kernelenv
+from lecturekit.execute.record import CellRun, ClaimResult, Environment, Execution, InlineValue, ProseRun
 from lecturekit.read import qmd
 from lecturekit.ansi import strip_ansi
 from lecturekit.errors import LectureError
@@ -172,8 +173,10 @@ class LectureExecutor:
         self.progress = progress or (lambda message: None)
         self.timings = {"kernel_start": 0.0, "cells": {}}
 
-    def run(self):
-        """Execute; return the results dict (outputs, inline values, claims, timings)."""
+    def run(self) -> Execution:
+        """Execute; return the execution record: every run in document order, what the kernel found
+        (its environment's versions are the fingerprint: CPU capability, BLAS, threads, the
+        output-changing variables) and the timings."""
         self.workdir.mkdir(parents=True, exist_ok=True)
         # nbclient stores each executed cell at its index; one slot serves every cell in turn.
         scratch = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("")])
@@ -191,7 +194,8 @@ class LectureExecutor:
                                 allow_errors=True, record_timing=False,
                                 resources={"metadata": {"path": str(self.workdir)}})
         client.max_output = self.max_output
-        results = {"cells": [], "inline": [], "claims": []}
+        runs: list[CellRun | ProseRun] = []
+        fingerprint: dict = {}
         # The kernel's own environment (passed to the launcher; this process's stays as it is).
         env = kernelenv.kernel_env(code_dir=self.code_dir.resolve())
         started = time.perf_counter()
@@ -199,15 +203,14 @@ class LectureExecutor:
             with client.setup_kernel(env=env):
                 self.timings["kernel_start"] = time.perf_counter() - started
                 self._quiet(client, _PLOT_SETUP)
-                self._run_blocks(client, results)
-                results["fingerprint"] = {**self._fingerprint(client), "env": kernelenv.output_env()}
+                self._run_blocks(client, runs)
+                fingerprint = {**self._fingerprint(client), "env": kernelenv.output_env()}
         finally:
             # A kernel manager we pass in is ours to stop; nbclient only stops kernels it made.
             if km.has_kernel:
                 run_sync(km.shutdown_kernel)(now=True)
             shutil.rmtree(sockets, ignore_errors=True)
-        results["timings"] = self.timings
-        return results
+        return Execution(self.lecture.name, Environment(fingerprint), runs, self.timings)
 
     def _fingerprint(self, client):
         executed = self._execute(client, _FINGERPRINT_CODE, (self.lecture.index, 1), None, self.timeout, history=False)
@@ -216,7 +219,7 @@ class LectureExecutor:
         except json.JSONDecodeError:
             return {}
 
-    def _run_blocks(self, client, results):
+    def _run_blocks(self, client, runs):
         cells = self.lecture.cells
         index = 0
         self.timings["inline"] = 0.0
@@ -227,12 +230,15 @@ class LectureExecutor:
                 if batched is None:  # something raised: one at a time, for the exact error
                     batched = ([self._inline(client, block, inline) for inline in block.inline],
                                [self._claim(client, block, claim) for claim in block.claims])
-                results["inline"].append(batched[0])
-                results["claims"].append(batched[1])
+                runs.append(ProseRun(str(block.file), block.line,
+                                     [InlineValue(i.expr, v) for i, v in zip(block.inline, batched[0])],
+                                     [ClaimResult(**c) for c in batched[1]]))
                 self.timings["inline"] += time.perf_counter() - started
                 continue
             index += 1
-            results["cells"].append(self._cell(client, block, index, len(cells)))
+            ran = self._cell(client, block, index, len(cells))
+            runs.append(CellRun(str(block.file), block.line, block.label, block.heading, block.options, block.code,
+                                ran["outputs"], ran["execution_count"], ran["seconds"], ran.get("raised", False)))
 
     def _quiet(self, client, source):
         """Set-up code that is no cell: no output, no execution count; it must not fail."""

@@ -1,8 +1,10 @@
 """The execution record: what one execution of a lecture produced, as typed records.
 
-The executed notebook carries it in its metadata (`lecture` of the notebook and of each cell): the
-execute stage puts it there (execute/notebook.py, `metadata()`), and the check reads it back (`Execution.from_notebook`)
-without parsing the sources again or pairing the lecture's blocks with notebook cells by position.
+The kernel returns it (execute/kernel.py), the cache stores its `to_json()` and gives it back with
+`from_json()` (which refuses an entry of the wrong shape), and the executed notebook carries it in
+its metadata (`lecture` of the notebook and of each cell): the execute stage puts it there
+(execute/notebook.py, `metadata()`), and the check reads it back (`Execution.from_notebook`) without
+parsing the sources again or pairing the lecture's blocks with notebook cells by position.
 """
 from __future__ import annotations
 
@@ -13,12 +15,34 @@ from typing import Any
 import yaml
 
 
+class RecordShapeError(ValueError):
+    """A stored record (a cache entry) that is not the shape `to_json` writes."""
+
+
+def _require(ok: bool, problem: str) -> None:
+    if not ok:
+        raise RecordShapeError(problem)
+
+
+def _list_of(value: Any, kind: type | tuple[type, ...]) -> bool:
+    return isinstance(value, list) and all(isinstance(item, kind) for item in value)
+
+
 @dataclass(frozen=True)
 class Environment:
     """What the outputs came from: versions and what the kernel found, the cache key, when."""
     versions: dict = field(default_factory=dict)
     key: str | None = None
     executed_at: int | None = None
+
+    def to_json(self) -> dict:
+        return {"versions": self.versions, "key": self.key, "executed_at": self.executed_at}
+
+    @classmethod
+    def from_json(cls, data: Any) -> Environment:
+        _require(isinstance(data, dict) and isinstance(data.get("versions"), dict),
+                 "'environment' is not a mapping with versions")
+        return cls(data["versions"], data.get("key"), data.get("executed_at"))
 
 
 @dataclass
@@ -48,6 +72,21 @@ class CellRun:
         return {"file": self.file, "line": self.line, "label": self.label, "heading": self.heading,
                 "options": self.options, "seconds": self.seconds, "raised": self.raised}
 
+    def to_json(self) -> dict:
+        return {"kind": "cell", **self.metadata(), "code": self.code, "outputs": self.outputs,
+                "execution_count": self.execution_count}
+
+    @classmethod
+    def from_json(cls, data: dict) -> CellRun:
+        _require(_list_of(data.get("outputs"), dict) and isinstance(data.get("seconds"), (int, float))
+                 and "execution_count" in data, "a cell without outputs, seconds or execution count")
+        _require(isinstance(data.get("file"), str) and isinstance(data.get("line"), int)
+                 and isinstance(data.get("options"), dict) and isinstance(data.get("code"), str),
+                 "a cell without its place, options or code")
+        return cls(data["file"], data["line"], data.get("label"), data.get("heading", ""), data["options"],
+                   data["code"], data["outputs"], data["execution_count"], data["seconds"],
+                   bool(data.get("raised")))
+
 
 @dataclass(frozen=True)
 class InlineValue:
@@ -69,6 +108,12 @@ class ClaimResult:
         return {"sentence": self.sentence, "expr": self.expr, "file": self.file, "line": self.line,
                 "ok": self.ok, "error": self.error}
 
+    @classmethod
+    def from_json(cls, data: Any) -> ClaimResult:
+        _require(isinstance(data, dict) and "ok" in data and "file" in data, "a claim without its result")
+        return cls(data.get("sentence", ""), data.get("expr", ""), data["file"], data.get("line", 0),
+                   bool(data["ok"]), data.get("error"))
+
 
 @dataclass
 class ProseRun:
@@ -83,13 +128,27 @@ class ProseRun:
                 "inline": [{"expr": i.expr, "value": i.value} for i in self.inline],
                 "claims": [c.as_dict() for c in self.claims]}
 
+    def to_json(self) -> dict:
+        return {"kind": "prose", **self.metadata()}
 
-@dataclass
+    @classmethod
+    def from_json(cls, data: dict) -> ProseRun:
+        _require(_list_of(data.get("inline"), dict) and _list_of(data.get("claims"), dict),
+                 "'inline' or 'claims' is not a list of mappings")
+        _require(all(isinstance(i.get("value"), str) for i in data["inline"]), "an inline value that is no text")
+        return cls(data.get("file", ""), data.get("line", 0),
+                   [InlineValue(i.get("expr", ""), i["value"]) for i in data["inline"]],
+                   [ClaimResult.from_json(c) for c in data["claims"]])
+
+
+@dataclass(frozen=True)
 class Execution:
-    """One lecture's execution: its runs in document order (code cells and prose) and environment."""
+    """One lecture's execution: its runs in document order (code cells and prose), its environment
+    and what it cost (`timings`: kernel start, each cell, the inline expressions)."""
     name: str
     environment: Environment
     runs: list[CellRun | ProseRun] = field(default_factory=list)
+    timings: dict = field(default_factory=dict)
 
     @property
     def cells(self) -> list[CellRun]:
@@ -107,6 +166,24 @@ class Execution:
         """The notebook's own `lecture` metadata (each run's goes on its cell)."""
         env = self.environment
         return {"name": self.name, "versions": env.versions, "key": env.key, "executed_at": env.executed_at}
+
+    def to_json(self) -> dict:
+        """The whole record as JSON data: what the execution cache stores."""
+        return {"name": self.name, "environment": self.environment.to_json(),
+                "runs": [run.to_json() for run in self.runs], "timings": self.timings}
+
+    @classmethod
+    def from_json(cls, data: Any) -> Execution:
+        """The record `to_json` wrote; RecordShapeError names what is wrong with any other data."""
+        _require(isinstance(data, dict), f"a {type(data).__name__}, not a mapping")
+        _require(_list_of(data.get("runs"), dict), "'runs' is not a list of runs")
+        _require(isinstance(data.get("timings", {}), dict), "'timings' is not a mapping")
+        runs: list[CellRun | ProseRun] = []
+        for run in data["runs"]:
+            _require(run.get("kind") in ("cell", "prose"), "a run that is neither a cell nor prose")
+            runs.append(CellRun.from_json(run) if run["kind"] == "cell" else ProseRun.from_json(run))
+        return cls(str(data.get("name", "")), Environment.from_json(data.get("environment")), runs,
+                   data.get("timings", {}))
 
     @classmethod
     def from_notebook(cls, nb) -> Execution:
