@@ -17,7 +17,7 @@ from lecturekit.course import builder as course
 from lecturekit.project import Project
 from lecturekit.write.formats import FORMATS, Format
 
-from conftest import ROOT
+from helpers import ROOT
 
 FILTER = ROOT / "_extensions" / "lecture" / "lecture.lua"
 
