@@ -12,6 +12,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+# JSON data: a mapping of names to values.
+JSON = dict[str, Any]
+
 import yaml
 
 
@@ -31,11 +34,11 @@ def _list_of(value: Any, kind: type | tuple[type, ...]) -> bool:
 @dataclass(frozen=True)
 class Environment:
     """What the outputs came from: versions and what the kernel found, the cache key, when."""
-    versions: dict = field(default_factory=dict)
+    versions: JSON = field(default_factory=dict)
     key: str | None = None
     executed_at: int | None = None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> JSON:
         return {"versions": self.versions, "key": self.key, "executed_at": self.executed_at}
 
     @classmethod
@@ -52,9 +55,9 @@ class CellRun:
     line: int
     label: str | None
     heading: str
-    options: dict
+    options: JSON
     code: str
-    outputs: list = field(default_factory=list)
+    outputs: list[JSON] = field(default_factory=list)
     execution_count: int | None = None
     seconds: float = 0.0
     raised: bool = False
@@ -68,16 +71,16 @@ class CellRun:
         """Output switched off (output: false / include: false): nothing to check."""
         return self.options.get("output") is False or self.options.get("include") is False
 
-    def metadata(self) -> dict:
+    def metadata(self) -> JSON:
         return {"file": self.file, "line": self.line, "label": self.label, "heading": self.heading,
                 "options": self.options, "seconds": self.seconds, "raised": self.raised}
 
-    def to_json(self) -> dict:
+    def to_json(self) -> JSON:
         return {"kind": "cell", **self.metadata(), "code": self.code, "outputs": self.outputs,
                 "execution_count": self.execution_count}
 
     @classmethod
-    def from_json(cls, data: dict) -> CellRun:
+    def from_json(cls, data: JSON) -> CellRun:
         _require(_list_of(data.get("outputs"), dict) and isinstance(data.get("seconds"), (int, float))
                  and "execution_count" in data, "a cell without outputs, seconds or execution count")
         _require(isinstance(data.get("file"), str) and isinstance(data.get("line"), int)
@@ -104,7 +107,7 @@ class ClaimResult:
     ok: bool
     error: Any = None  # the traceback when the expression raised
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> JSON:
         return {"sentence": self.sentence, "expr": self.expr, "file": self.file, "line": self.line,
                 "ok": self.ok, "error": self.error}
 
@@ -123,16 +126,16 @@ class ProseRun:
     inline: list[InlineValue] = field(default_factory=list)
     claims: list[ClaimResult] = field(default_factory=list)
 
-    def metadata(self) -> dict:
+    def metadata(self) -> JSON:
         return {"file": self.file, "line": self.line,
                 "inline": [{"expr": i.expr, "value": i.value} for i in self.inline],
                 "claims": [c.as_dict() for c in self.claims]}
 
-    def to_json(self) -> dict:
+    def to_json(self) -> JSON:
         return {"kind": "prose", **self.metadata()}
 
     @classmethod
-    def from_json(cls, data: dict) -> ProseRun:
+    def from_json(cls, data: JSON) -> ProseRun:
         _require(_list_of(data.get("inline"), dict) and _list_of(data.get("claims"), dict),
                  "'inline' or 'claims' is not a list of mappings")
         _require(all(isinstance(i.get("value"), str) for i in data["inline"]), "an inline value that is no text")
@@ -148,7 +151,7 @@ class Execution:
     name: str
     environment: Environment
     runs: list[CellRun | ProseRun] = field(default_factory=list)
-    timings: dict = field(default_factory=dict)
+    timings: JSON = field(default_factory=dict)
 
     @property
     def cells(self) -> list[CellRun]:
@@ -162,12 +165,12 @@ class Execution:
     def claims(self) -> list[ClaimResult]:
         return [c for p in self.prose for c in p.claims]
 
-    def metadata(self) -> dict:
+    def metadata(self) -> JSON:
         """The notebook's own `lecture` metadata (each run's goes on its cell)."""
         env = self.environment
         return {"name": self.name, "versions": env.versions, "key": env.key, "executed_at": env.executed_at}
 
-    def to_json(self) -> dict:
+    def to_json(self) -> JSON:
         """The whole record as JSON data: what the execution cache stores."""
         return {"name": self.name, "environment": self.environment.to_json(),
                 "runs": [run.to_json() for run in self.runs], "timings": self.timings}
@@ -186,7 +189,7 @@ class Execution:
                    data.get("timings", {}))
 
     @classmethod
-    def from_notebook(cls, nb) -> Execution:
+    def from_notebook(cls, nb: Any) -> Execution:
         """Read the record back from an executed notebook (the first cell is the front matter)."""
         meta = json.loads(json.dumps(nb.metadata.get("lecture", {})))
         record = cls(meta.get("name", ""), Environment(meta.get("versions") or {}, meta.get("key"),
@@ -210,7 +213,7 @@ class Execution:
         return record
 
 
-def option_lines(options: dict) -> str:
+def option_lines(options: JSON) -> str:
     """The `#|` lines a code cell of the executed notebook starts with (Quarto reads them there)."""
     # `file:` is already resolved into the code; Quarto must not load it a second time.
     kept = {k: v for k, v in options.items() if k != "file"}
@@ -220,7 +223,7 @@ def option_lines(options: dict) -> str:
     return "".join(f"#| {line}\n" for line in text.splitlines())
 
 
-def _code_of(source: str, options: dict) -> str:
+def _code_of(source: str, options: JSON) -> str:
     """The cell's code without the option lines the notebook put before it."""
     prefix = option_lines(options)
     return source[len(prefix):] if source.startswith(prefix) else source

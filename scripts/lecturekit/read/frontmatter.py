@@ -11,11 +11,16 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
+
 import yaml
 
 from lecturekit.errors import LectureError
 from lecturekit.read.claims import AUTOLINK, CODE_SPAN, INLINE_EXPR, RAW_HTML
-from lecturekit.yamlio import key_lines, yaml_error_line, yaml_error_text
+from lecturekit.yamlio import KeyPath, key_lines, yaml_error_line, yaml_error_text
+
+# The front matter as YAML gave it.
+Meta = dict[str, Any]
 
 COURSE = "বাংলায় PyTorch"
 EPISODE_PREFIX = re.compile(r"^(\d+)(?:[-_]|$)")
@@ -27,7 +32,7 @@ def episode_from_folder(folder: str | Path) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def with_defaults(meta: dict, folder: str | Path) -> dict:
+def with_defaults(meta: Meta, folder: str | Path) -> Meta:
     """The front matter with `title`, `course` and `episode` filled in where the author left them out."""
     full = dict(meta or {})
     full.setdefault("title", Path(folder).name)
@@ -53,7 +58,7 @@ FRONT_MATTER_KEYS = {
 }
 
 
-def front_matter_lines(text: str) -> dict[tuple, int]:
+def front_matter_lines(text: str) -> dict[KeyPath, int]:
     """key_lines of a .qmd's front matter, as lines of the .qmd."""
     lines = text.split("\n")
     if not lines or lines[0].strip() != "---":
@@ -62,7 +67,7 @@ def front_matter_lines(text: str) -> dict[tuple, int]:
     return key_lines("\n".join(lines[1:end]), first_line=2)
 
 
-def check_front_matter(meta: dict, meta_lines: dict[tuple, int], index: Path) -> None:
+def check_front_matter(meta: Meta, meta_lines: dict[KeyPath, int], index: Path) -> None:
     """Unknown top-level keys are errors at their line (Quarto would keep a mistyped key as metadata
     nobody reads). `format:` is the write stage's: write/formats.py checks its names and options."""
     for key in meta:
@@ -72,7 +77,7 @@ def check_front_matter(meta: dict, meta_lines: dict[tuple, int], index: Path) ->
     _check_meta_text(meta, (), meta_lines, index)
 
 
-def _check_meta_text(value, key_path, meta_lines, index):
+def _check_meta_text(value: object, key_path: KeyPath, meta_lines: dict[KeyPath, int], index: Path) -> None:
     """Front-matter text goes into both products as it is: an inline `{python}` there would run
     under Quarto only, and raw HTML would run in the deck only."""
     if isinstance(value, dict):
@@ -94,7 +99,7 @@ def _check_meta_text(value, key_path, meta_lines, index):
                                index, line)
 
 
-def split_front_matter(text: str, path: Path) -> tuple[dict, str, int]:
+def split_front_matter(text: str, path: Path) -> tuple[Meta, str, int]:
     """Return (metadata, body, first body line number)."""
     lines = text.split("\n")
     if not lines or lines[0].strip() != "---":

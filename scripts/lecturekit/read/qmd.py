@@ -11,24 +11,25 @@ from pathlib import Path
 
 from lecturekit.fsutil import read_source
 from lecturekit.read.claims import Claim, Inline, replace_inline  # noqa: F401  (the stages' names for them)
-from lecturekit.read.frontmatter import check_front_matter, front_matter_lines, split_front_matter
-from lecturekit.read.scanner import Cell, Markdown, Scanner, check_labels
+from lecturekit.read.frontmatter import Meta, check_front_matter, front_matter_lines, split_front_matter
+from lecturekit.read.scanner import Block, Cell, Markdown, Scanner, check_labels  # noqa: F401
+from lecturekit.yamlio import KeyPath
 
 
 @dataclass
 class Lecture:
     root: Path  # the lecture folder
     index: Path  # the .qmd that includes the sections
-    meta: dict
-    blocks: list = field(default_factory=list)
-    meta_lines: dict = field(default_factory=dict)  # key path (tuple) -> line in index.qmd
+    meta: Meta
+    blocks: list[Block] = field(default_factory=list)
+    meta_lines: dict[KeyPath, int] = field(default_factory=dict)  # key path -> line in index.qmd
 
     @property
-    def name(self):
+    def name(self) -> str:
         return self.root.name
 
     @property
-    def cells(self):
+    def cells(self) -> list[Cell]:
         return [b for b in self.blocks if isinstance(b, Cell)]
 
 
@@ -43,11 +44,11 @@ def read_lecture(index: Path, project_root: Path | None = None) -> Lecture:
     lecture = Lecture(root=index.parent, index=index, meta=meta, meta_lines=front_matter_lines(text))
     check_front_matter(lecture.meta, lecture.meta_lines, lecture.index)
     root = Path(project_root).resolve() if project_root else _project_root(index.parent)
-    Scanner(lecture, root).scan(body, index, first, chain=(index.resolve(),))
-    check_labels(lecture)
+    Scanner(lecture.blocks, root).scan(body, index, first, chain=(index.resolve(),))
+    check_labels(lecture.blocks)
     return lecture
 
 
-def _project_root(folder):
+def _project_root(folder: Path) -> Path:
     folder = Path(folder).resolve()
     return next((f for f in (folder, *folder.parents) if (f / "_quarto.yml").exists()), folder)

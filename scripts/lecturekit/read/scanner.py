@@ -1,10 +1,14 @@
 """The line scanner: a lecture's body (includes followed) into markdown runs and python cells, each
 checked against the supported subset with its file and line.
 """
+from __future__ import annotations
+
 import glob
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -17,7 +21,7 @@ from lecturekit.read.frontmatter import split_front_matter
 from lecturekit.yamlio import key_lines, yaml_error_line, yaml_error_text
 
 # Cell options the renderer understands (Quarto spellings), and what each must hold.
-CELL_OPTIONS = {
+CELL_OPTIONS: dict[str, type | tuple[type, ...]] = {
     "label": str,
     "echo": bool,
     "eval": bool,
@@ -62,7 +66,7 @@ class Markdown:
     inline: list[Inline] = field(default_factory=list)
     claims: list[Claim] = field(default_factory=list)
 
-    def line_of(self, needle):
+    def line_of(self, needle: str) -> int:
         """Source line of the first line of this run that contains needle (else the run's first)."""
         lines = self.text.split("\n")
         return self.line + next((i for i, text in enumerate(lines) if needle in text), 0)
@@ -79,40 +83,46 @@ def markdown_block(text: str, file: Path, line: int) -> Markdown:
 @dataclass
 class Cell:
     code: str
-    options: dict
+    options: dict[str, Any]
     file: Path
     line: int  # line of the opening fence
     heading: str = ""  # nearest heading above, for reports
 
     @property
-    def label(self):
-        return self.options.get("label")
+    def label(self) -> str | None:
+        label: str | None = self.options.get("label")
+        return label
+
+
+# A lecture's body is a list of these, in document order.
+Block = Markdown | Cell
 
 
 class Scanner:
     """Line scanner in the manner of jupytext: markdown runs between executable cells."""
 
-    def __init__(self, lecture, project_root):
-        self.lecture = lecture
+    def __init__(self, blocks: list[Block], project_root: Path):
+        self.blocks = blocks  # the scan appends to it
         self.project_root = project_root
         self.heading = ""
 
-    def _inside_project(self, target, name, path, lineno):
+    def _inside_project(self, target: Path, name: str, path: Path, lineno: int) -> Path:
         if not target.is_relative_to(self.project_root):
             raise LectureError(f"{name} is outside the project ({self.project_root}); "
                                "a lecture may only use files inside it", path, lineno)
         return target
 
-    def scan(self, text, path, first_line, chain):
+    def scan(self, text: str, path: Path, first_line: int, chain: tuple[Path, ...]) -> None:
         lines = text.split("\n")
-        run, run_start = [], None
-        divs = []  # open fenced divs, innermost last
-        closed = []  # closed ones, in the order they closed (to find a ':::' that came too early)
+        run: list[str] = []
+        run_start: int | None = None
+        divs: list[_Div] = []  # open fenced divs, innermost last
+        closed: list[_Div] = []  # closed ones, in the order they closed (to find a ':::' that came too early)
         i = 0
 
-        def flush():
+        def flush() -> None:
             nonlocal run, run_start
-            if run and "".join(run).strip():
+            if run and run_start is not None and "".join(run).strip():
                 text = "\n".join(run)
                 # Leading blank lines would put the block's line above its first sentence.
                 blank_lines = len(text) - len(text.lstrip("\n"))
@@ -122,7 +132,7 @@ class Scanner:
                     offset = text[:text.find(".claim")].count("\n")
                     raise LectureError(str(err), path, run_start + offset) from None
                 self._check_prose(block, path)
-                self.lecture.blocks.append(block)
+                self.blocks.append(block)
             run, run_start = [], None
 
         while i < len(lines):
@@ -140,7 +150,7 @@ class Scanner:
                         raise LectureError(f"only python cells are supported, not {{{exec_info['engine']}}}",
                                            path, lineno)
                     flush()
-                    self.lecture.blocks.append(self._cell(lines[i + 1:end], path, lineno))
+                    self.blocks.append(self._cell(lines[i + 1:end], path, lineno))
                 else:
                     if re.match(r"^\{=", info):
                         raise LectureError(f"raw blocks ({info}) are outside the supported subset", path, lineno)
@@ -189,8 +199,8 @@ class Scanner:
             raise LectureError("fenced div ':::' opened here is never closed", path, divs[-1].line)
         flush()
 
-    def _cell(self, body, path, lineno):
-        option_lines = []
+    def _cell(self, body: list[str], path: Path, lineno: int) -> Cell:
+        option_lines: list[str] = []
         for line in body:
             if line.startswith("#|"):
                 option_lines.append(line[2:].lstrip() if line[2:3] == " " else line[2:])
@@ -235,7 +245,7 @@ class Scanner:
             code = read_source(source, path, lineno).strip("\n")
         return Cell(code=code, options=options, file=path, line=lineno, heading=self.heading)
 
-    def _check_prose(self, block, path):
+    def _check_prose(self, block: Markdown, path: Path) -> None:
         """Images stay inside the project; raw HTML is refused (the deck would run it, the handout
         drop it)."""
         for lineno, line in prose_lines(block):
@@ -246,7 +256,7 @@ class Scanner:
                 raise LectureError(f"raw HTML '{html.group(0)[:40]}' in prose is outside the supported subset "
                                    "(write markdown; to show the characters, put them in `code`)", path, lineno)
 
-    def _check_image(self, target, path, lineno):
+    def _check_image(self, target: str, path: Path, lineno: int) -> None:
         from urllib.parse import unquote, urlparse
         if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", target) and not target.startswith("file:"):
             return  # a URL, not a file of the machine
@@ -258,15 +268,15 @@ class Scanner:
             self._inside_project(found.resolve(), f"image {target}", path, lineno)
 
     @staticmethod
-    def _check_inline(line, path, lineno):
+    def _check_inline(line: str, path: Path, lineno: int) -> None:
         for match in INLINE_EXPR.finditer(line):
             if match["engine"] != "python":
                 raise LectureError(f"inline `{{{match['engine']}}}` expressions are not supported", path, lineno)
 
     @staticmethod
-    def _check_div(attrs, path, lineno):
+    def _check_div(attrs: str, path: Path, lineno: int) -> list[str]:
         if attrs.startswith("{"):
-            classes = CLASS_TOKEN.findall(attrs[1:-1])
+            classes: list[str] = CLASS_TOKEN.findall(attrs[1:-1])
         else:
             classes = [attrs]
         for cls in classes:
@@ -279,16 +289,16 @@ class Scanner:
 class _Div:
     colons: str
     line: int
-    classes: list
+    classes: list[str]
     closed_at: int | None = None
     close_colons: str = ""
 
-    def describe(self):
+    def describe(self) -> str:
         return f"'{self.colons} {{.{' .'.join(self.classes)}}}' (line {self.line})" if self.classes else \
             f"the div opened at line {self.line}"
 
 
-def _check_nesting(div, divs, closed, path):
+def _check_nesting(div: _Div, divs: list[_Div], closed: list[_Div], path: Path) -> None:
     """An .answer outside any .exercise usually means the exercise's ':::' came too early: blame
     that ':::', not the stray one the reader would otherwise be sent to at the end."""
     for cls in div.classes:
@@ -303,7 +313,7 @@ def _check_nesting(div, divs, closed, path):
         raise LectureError(f"a .{cls} belongs inside a {wanted}", path, div.line)
 
 
-def _stray_close(colons, lineno, closed, path):
+def _stray_close(colons: str, lineno: int, closed: list[_Div], path: Path) -> None:
     """A ':::' with nothing to close: an earlier ':::' closed a div too early. When the author wrote
     the fences with distinct widths, the close narrower than its opening is that one."""
     early = next((d for d in reversed(closed) if len(d.close_colons) < len(d.colons)), None)
@@ -315,7 +325,7 @@ def _stray_close(colons, lineno, closed, path):
     raise LectureError(f"':::' closes a div that was never opened{hint}", path, lineno)
 
 
-def _closing_fence(lines, start, fence):
+def _closing_fence(lines: list[str], start: int, fence: str) -> int | None:
     char, width = fence[0], len(fence)
     for j in range(start + 1, len(lines)):
         stripped = lines[j].strip()
@@ -324,7 +334,7 @@ def _closing_fence(lines, start, fence):
     return None
 
 
-def prose_lines(block):
+def prose_lines(block: Markdown) -> Iterator[tuple[int, str]]:
     """(source line, text) of a markdown run's prose: code blocks left out, code spans blanked."""
     fence = None
     for offset, line in enumerate(block.text.split("\n")):
@@ -339,10 +349,10 @@ def prose_lines(block):
         yield block.line + offset, CODE_SPAN.sub(lambda m: " " * len(m.group(0)), line)
 
 
-def _check_figure_references(lecture, labels):
+def _check_figure_references(blocks: list[Block], labels: dict[str, Cell]) -> None:
     """Every `@fig-…` names a cell's figure (a Bengali case ending may follow: `@fig-tree-এ`)."""
     figures = {label for label in labels if label.startswith("fig-")}
-    for block in lecture.blocks:
+    for block in blocks:
         if not isinstance(block, Markdown):
             continue
         for lineno, line in prose_lines(block):
@@ -355,9 +365,10 @@ def _check_figure_references(lecture, labels):
                                    block.file, lineno)
 
 
-def check_labels(lecture):
-    seen = {}
-    for cell in lecture.cells:
+def check_labels(blocks: list[Block]) -> None:
+    """Cell labels are unique, and every `@fig-…` names a figure cell."""
+    seen: dict[str, Cell] = {}
+    for cell in (b for b in blocks if isinstance(b, Cell)):
         label = cell.label
         if label is None:
             continue
@@ -366,4 +377,4 @@ def check_labels(lecture):
             raise LectureError(f"duplicate cell label '{label}' (first used at {first.file}:{first.line})",
                                cell.file, cell.line, label)
         seen[label] = cell
-    _check_figure_references(lecture, seen)
+    _check_figure_references(blocks, seen)
