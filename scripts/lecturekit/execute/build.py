@@ -10,7 +10,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from lecturekit.execute import cache
 from lecturekit.read import qmd
@@ -26,14 +27,14 @@ if TYPE_CHECKING:
 class ExecutedLecture:
     """What one lecture's execute stage produced and what it cost."""
     lecture: qmd.Lecture
-    notebook: object
+    notebook: Any  # nbformat's NotebookNode
     from_cache: bool
     seconds: float
-    timings: dict = field(default_factory=dict)
+    timings: dict[str, Any] = field(default_factory=dict)
 
-    @property
+    @cached_property
     def record(self) -> Execution:
-        """The typed execution record, as the executed notebook carries it."""
+        """The typed execution record, as the executed notebook carries it (read once)."""
         return Execution.from_notebook(self.notebook)
 
 
@@ -42,14 +43,14 @@ def relative_paths(execution: Execution, root: Path) -> Execution:
     today: the executed notebook (and so the products) of a copied project stay the same bytes."""
     prefix = str(root.resolve()) + os.sep
 
-    def strip(value):
+    def strip(value: Any) -> Any:
         if isinstance(value, str):
             return value.replace(prefix, "")
         if isinstance(value, list):
             return [strip(v) for v in value]
         return value
 
-    def output(out: dict) -> dict:
+    def output(out: dict[str, Any]) -> dict[str, Any]:
         if out.get("output_type") != "error":
             return out
         return {**out, "evalue": strip(out["evalue"]), "traceback": strip(out["traceback"])}
@@ -64,7 +65,8 @@ def relative_paths(execution: Execution, root: Path) -> Execution:
     return replace(execution, runs=runs)
 
 
-def _execute(project, lecture, key, versions, store, python, progress) -> Execution:
+def _execute(project: Project, lecture: qmd.Lecture, key: str, versions: dict[str, Any], store: cache.ExecutionCache,
+             python: Path | str | None, progress: Callable[[str], None] | None) -> Execution:
     executor = LectureExecutor(lecture, code_dir=project.code_dir,
                                workdir=project.build_dir / lecture.name / "run",
                                timeout=project.setting("timeout", DEFAULT_TIMEOUT), python=python,
@@ -81,7 +83,7 @@ def _execute(project, lecture, key, versions, store, python, progress) -> Execut
 
 def execute_lecture(project: Project, lecture_dir: Path, *, fresh: bool = False,
                     progress: Callable[[str], None] | None = None, python: Path | str | None = None,
-                    write: bool = False, versions: dict | None = None,
+                    write: bool = False, versions: dict[str, Any] | None = None,
                     cached_only: bool = False) -> ExecutedLecture | None:
     """Read, then execute (or reuse the cached execution), then assemble the executed notebook.
 

@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from lecturekit.execute import kernelenv
 from lecturekit.execute.record import Execution
@@ -48,27 +49,29 @@ def versions():
 """
 
 
-def environment_versions(python=None):
+def environment_versions(python: Path | str | None = None) -> dict[str, Any]:
     """Versions of the interpreter that will run the kernel, read without importing torch."""
     # A venv's bin/python is a symlink to the base interpreter: resolving it would take another venv
     # for this one. Only this very path (or none) is read in-process.
     if python is None or os.path.abspath(python) == os.path.abspath(sys.executable):
-        scope = {}
+        scope: dict[str, Any] = {}
         exec(_VERSIONS_PROBE, scope)
-        return scope["versions"]()
+        found: dict[str, Any] = scope["versions"]()
+        return found
     probe = _VERSIONS_PROBE + "\nimport json\nprint(json.dumps(versions()))"
     out = subprocess.run([python, "-c", probe], capture_output=True, text=True, check=True)
-    return json.loads(out.stdout)
+    versions: dict[str, Any] = json.loads(out.stdout)
+    return versions
 
 
 _ISA_FLAGS = ("sse4_2", "avx", "avx2", "fma", "avx512f", "avx512bw", "avx512_vnni", "avx512_bf16", "amx_tile")
 
 
 @functools.cache
-def machine():
+def machine() -> dict[str, Any]:
     """The CPU as far as it can change an output: vendor/model and the vector instructions present
     (they choose ATen's and the BLAS libraries' kernels)."""
-    found = {"cpu": None, "isa": []}
+    found: dict[str, Any] = {"cpu": None, "isa": []}
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as f:
             for line in f:
@@ -84,9 +87,9 @@ def machine():
     return found
 
 
-def file_digests(folder, skip_suffixes=()):
+def file_digests(folder: Path | str, skip_suffixes: tuple[str, ...] = ()) -> list[tuple[str, str]]:
     """(relative path, sha256) of every file under folder, in order."""
-    digests = []
+    digests: list[tuple[str, str]] = []
     folder = Path(folder)
     if not folder.exists():
         return digests
@@ -97,12 +100,13 @@ def file_digests(folder, skip_suffixes=()):
     return digests
 
 
-def execution_key(lecture, code_dir, versions, env=None):
+def execution_key(lecture: qmd.Lecture, code_dir: Path, versions: dict[str, Any],
+                  env: dict[str, str] | None = None) -> str:
     """Hash of what the kernel sees: the code, its inputs, course code, library versions, the CPU and
     the output-changing environment (`env`: default this process's, as the kernel will inherit it)."""
     h = hashlib.sha256()
 
-    def feed(obj):
+    def feed(obj: object) -> None:
         h.update(json.dumps(obj, sort_keys=True, ensure_ascii=False).encode())
         h.update(b"\0")
 
@@ -120,7 +124,7 @@ def execution_key(lecture, code_dir, versions, env=None):
     return h.hexdigest()
 
 
-def discard(path, problem, remove=True):
+def discard(path: Path | str, problem: str, remove: bool = True) -> None:
     """Drop a damaged state file with one line saying which and why; the caller rebuilds it."""
     print(f"warning: {path}: discarded a damaged cache entry ({problem}); it is built again",
           file=sys.stderr, flush=True)
@@ -136,10 +140,10 @@ class ExecutionCache:
 
     KEEP = 8
 
-    def __init__(self, folder):
+    def __init__(self, folder: Path | str) -> None:
         self.folder = Path(folder)
 
-    def _path(self, lecture_name, key):
+    def _path(self, lecture_name: str, key: str) -> Path:
         return self.folder / lecture_name / f"{key[:32]}.json"
 
     def load(self, lecture_name: str, key: str) -> Execution | None:

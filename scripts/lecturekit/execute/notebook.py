@@ -8,6 +8,7 @@ import json
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 import nbformat
 from nbformat.v4.rwbase import split_lines
@@ -23,12 +24,12 @@ from lecturekit.words import bengali_date
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!<>|~^$&:\"'@=%])")
 
 
-def _as_text(value):
+def _as_text(value: str) -> str:
     """An inline value is text: escape what markdown (or HTML) would otherwise interpret."""
     return _MARKDOWN_SPECIAL.sub(r"\\\1", value)
 
 
-def _claims(block, ran, project_root):
+def _claims(block: qmd.Markdown, ran: list[ClaimResult], project_root: Path) -> list[ClaimResult]:
     """Claim results with today's sentence and line: a cached execution may predate a prose edit."""
     return [ClaimResult(claim.sentence, claim.expr, os.path.relpath(block.file, project_root), claim.line,
                         result.ok, result.error)
@@ -38,10 +39,10 @@ def _claims(block, ran, project_root):
 VERSION_NAMES = (("python", "Python"), ("torch", "PyTorch"), ("numpy", "NumPy"))
 
 
-def provenance(environment: Environment) -> dict:
+def provenance(environment: Environment) -> dict[str, str]:
     """What the handout's cover says about the outputs: when they were made and by which versions.
     It goes into the front matter, so `quarto render` of the notebook shows it too."""
-    meta = {}
+    meta: dict[str, str] = {}
     versions = environment.versions or {}
     text = " · ".join(f"{name} {versions[key]}" for key, name in VERSION_NAMES if versions.get(key))
     if text:
@@ -51,7 +52,7 @@ def provenance(environment: Environment) -> dict:
     return meta
 
 
-def executed_notebook(lecture, execution: Execution, project_root):
+def executed_notebook(lecture: qmd.Lecture, execution: Execution, project_root: Path) -> Any:
     """Build the executed notebook from the parsed lecture and its execution record. Places, code and
     sentences are today's lecture's (a cached execution may predate a prose edit); outputs, values
     and results are the record's."""
@@ -70,7 +71,7 @@ def executed_notebook(lecture, execution: Execution, project_root):
         if isinstance(block, qmd.Markdown):
             said = next(prose)
             values = [i.value for i in said.inline]
-            run = ProseRun(file, block.line, [InlineValue(i.expr, v) for i, v in zip(block.inline, values)],
+            run: ProseRun | CellRun = ProseRun(file, block.line, [InlineValue(i.expr, v) for i, v in zip(block.inline, values)],
                            _claims(block, said.claims, project_root))
             cell = nbformat.v4.new_markdown_cell(qmd.replace_inline(block.text, [_as_text(v) for v in values]))
         else:
@@ -93,7 +94,7 @@ def executed_notebook(lecture, execution: Execution, project_root):
     return nb
 
 
-def notebook_bytes(nb):
+def notebook_bytes(nb: Any) -> bytes:
     """The notebook as written: nbformat's v4 layout (sorted keys, indent 1, multi-line text as lists
     of lines), without its schema validation, which would cost more than everything else a no-change
     rebuild does. Lists of lines matter: Quarto splits a one-string `source` into lines and joins
@@ -102,7 +103,7 @@ def notebook_bytes(nb):
     return (json.dumps(on_disk, sort_keys=True, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def write_notebook(nb, path, data=None):
+def write_notebook(nb: Any, path: Path | str, data: bytes | None = None) -> None:
     """Write atomically (a reader never sees half a notebook), and not at all when unchanged."""
     path = Path(path)
     data = notebook_bytes(nb) if data is None else data

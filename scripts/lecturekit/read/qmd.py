@@ -15,6 +15,9 @@ from lecturekit.read.frontmatter import Meta, check_front_matter, front_matter_l
 from lecturekit.read.scanner import Block, Cell, Markdown, Scanner, check_labels  # noqa: F401
 from lecturekit.yamlio import KeyPath
 
+__all__ = ["Block", "Cell", "Claim", "Inline", "Lecture", "Markdown", "read_lecture", "read_source",
+           "replace_inline", "split_front_matter"]
+
 
 @dataclass
 class Lecture:
