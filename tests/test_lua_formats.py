@@ -181,3 +181,17 @@ def test_a_filter_error_names_the_block_and_its_line(tmp_path, to):
     line = broken.split("\n").index("::: {.quiz #q-one}") + 1
     assert "lecture filter: প্রশ্ন ১ marks no option right" in run.stderr, run.stderr
     assert f"#q-one at in.md:{line}" in run.stderr, run.stderr
+
+
+def test_a_filter_refusal_is_blamed_on_the_lecture_line_that_names_the_block(project_builder):
+    """Through scripts/render's path: the refusal names the author's file and line, not the markdown
+    the emitter wrote into _build."""
+    body = "## ক {#sec-a}\n\nপ্রথম।\n\n::: {.quiz #q-none}\nকোনটি?\n\n- [ ] এক\n- [ ] দুই\n:::\n"
+    folder = project_builder.add_lecture("01-a", body, front={"title": "ক"})
+    _plans, results = course.build_course(Project(project_builder.root), [folder], ["revealjs"], jobs=1, force=True)
+    err = results[0].error
+    assert err is not None
+    index = folder / "index.qmd"
+    line = index.read_text(encoding="utf-8").split("\n").index("::: {.quiz #q-none}") + 1
+    assert f"index.qmd:{line}: lecture filter (revealjs): প্রশ্ন ১ marks no option right" in str(err), str(err)
+    assert "_build" not in str(err)
