@@ -1,21 +1,11 @@
-"""Shared fixtures: the real project and its lectures, and throwaway projects built by lecturekit's
-`ProjectBuilder` (the same builder the benchmark uses)."""
-import os
-import re
-import subprocess
-import sys
-import textwrap
-from dataclasses import dataclass
-from functools import cached_property
+"""Shared fixtures: the real project rendered once, its lectures, throwaway projects built by
+lecturekit's `ProjectBuilder` (the same builder the benchmark uses), a browser. What the tests share
+besides fixtures is in helpers.py."""
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PYTHON = sys.executable
-# The kit's commands, installed into the venv by scripts/setup (pyproject.toml [project.scripts]).
-BIN = Path(PYTHON).parent
-RENDER, CHECK = str(BIN / "lecture-render"), str(BIN / "lecture-check")
 
 # A venv copied from another checkout would run that checkout's kit: scripts/setup re-installs it.
 try:
@@ -26,109 +16,7 @@ if Path(lecturekit.__file__).resolve().parents[2] != ROOT:
     pytest.exit(f"this venv's lecturekit is {Path(lecturekit.__file__).parent}, not this checkout's: "
                 "run scripts/setup", returncode=4)
 
-from lecturekit.read.frontmatter import with_defaults
-from lecturekit.read.qmd import split_front_matter
-from lecturekit.course.scaffold import ProjectBuilder
-
-FRONT = textwrap.dedent("""\
-    ---
-    title: "পরীক্ষার লেকচার"
-    course: "বাংলায় PyTorch"
-    episode: 1
-    episodes: 91
-    module: 1
-    ---
-    """)
-
-
-def run_render(project, *args, env=None):
-    """Run the render CLI in `project`; return the CompletedProcess."""
-    return subprocess.run([RENDER, *args], cwd=project, env={**os.environ, **(env or {})},
-                          capture_output=True, text=True, timeout=600)
-
-
-def run_check(project, *args, env=None):
-    """Run the check CLI in `project`; return the CompletedProcess."""
-    return subprocess.run([CHECK, *args], cwd=project, env={**os.environ, **(env or {})},
-                          capture_output=True, text=True, timeout=600)
-
-
-# ---- the real lectures: every generic slide/handout test runs over each of them -----------------
-
-@dataclass(frozen=True)
-class Lecture:
-    """One lecture of the real project, and where its build and products are."""
-    name: str
-
-    def __str__(self):
-        return self.name
-
-    @property
-    def folder(self) -> Path:
-        return ROOT / "lectures" / self.name
-
-    @property
-    def sources(self) -> list:
-        """Its section files (`_*.qmd`), or its index when it has none."""
-        return sorted(self.folder.glob("_*.qmd")) or [self.folder / "index.qmd"]
-
-    @cached_property
-    def meta(self) -> dict:
-        """The front matter as the products use it (defaults filled in)."""
-        index = self.folder / "index.qmd"
-        meta, _body, _line = split_front_matter(index.read_text(encoding="utf-8"), index)
-        return with_defaults(meta, self.folder)
-
-    def text(self) -> str:
-        return "\n".join(p.read_text(encoding="utf-8") for p in [self.folder / "index.qmd", *self.sources])
-
-    def has(self, pattern: str) -> bool:
-        return re.search(pattern, self.text(), re.M) is not None
-
-    def product(self, rendered: Path, name: str) -> Path:
-        return rendered / self.name / name
-
-    @property
-    def notebook(self) -> Path:
-        return ROOT / "_build" / self.name / f"{self.name}.ipynb"
-
-
-LECTURES = [Lecture(p.parent.name) for p in sorted((ROOT / "lectures").glob("*/index.qmd"))]
-
-
-def lectures_with(pattern: str) -> list:
-    """The lectures whose sources use a construct (a quiz, a stepper …): a test of that construct
-    runs on each of them, and on none that lacks it (no vacuous pass)."""
-    return [lecture for lecture in LECTURES if lecture.has(pattern)]
-
-
-every_lecture = pytest.mark.parametrize("lecture", LECTURES, ids=str)
-
-
-# ---- throwaway projects ---------------------------------------------------------------------------
-
-class MiniProject(ProjectBuilder):
-    """A copy of the project's rendering parts with one small lecture of our own (`demo`)."""
-
-    def __init__(self, root):
-        super().__init__(root, ROOT)
-        self.add_package("minipkg", {"__init__.py": "ANSWER = 41 + 1\n"})
-        self.lecture = self.lectures_dir / "demo"
-        self.lecture.mkdir(parents=True)
-
-    def write(self, body, sections=None, front=FRONT):
-        self.add_lecture("demo", body, front=front, sections=sections)
-
-    def render(self, *args, env=None):
-        return run_render(self.root, "--quiet", *args, env=env)
-
-    @property
-    def slides(self):
-        return self.output("demo", "slides.html")
-
-    @property
-    def handout(self):
-        return self.output("demo", "handout.pdf")
+from helpers import MiniProject, ProjectBuilder, run_render  # noqa: E402
 
 
 @pytest.fixture
@@ -148,11 +36,6 @@ def rendered():
     result = run_render(ROOT, "--quiet")
     assert result.returncode == 0, result.stderr
     return ROOT / "_output"
-
-
-def pdf_text(pdf):
-    """Text in content order (-raw): how a reader's copy and paste sees it."""
-    return subprocess.run(["pdftotext", "-raw", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
 
 
 @pytest.fixture(scope="session")

@@ -2,6 +2,7 @@
 for the kit, and each of them fails when the kit is broken the way it guards against (a copy of the
 kit with one import added, checked by the same contracts)."""
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from helpers import ROOT
 
 LINT = str(Path(sys.executable).parent / "lint-imports")
 
@@ -56,3 +57,12 @@ def test_a_broken_contract_is_named(tmp_path, case):
     run = lint(kit, tmp_path)
     assert run.returncode == 1, run.stdout + run.stderr
     assert "BROKEN" in run.stdout and expected in run.stdout, run.stdout
+
+
+def test_tests_share_helpers_through_helpers_py_not_conftest():
+    """conftest.py is pytest's (fixtures); a test importing from it would load it a second time
+    under another name. Shared names live in tests/helpers.py."""
+    tests = Path(__file__).resolve().parent
+    offenders = [p.name for p in tests.glob("*.py")
+                 if re.search(r"^\s*(from conftest import|import conftest)", p.read_text(encoding="utf-8"), re.M)]
+    assert offenders == []

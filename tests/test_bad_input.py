@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FRONT, RENDER, MiniProject
+from helpers import FRONT, RENDER, MiniProject
 from test_pipeline import GOOD, line_of
 
 
@@ -162,7 +162,7 @@ def test_cell_option_yaml_error_points_at_the_opening_quote(copy):
 # ---- circumstances ------------------------------------------------------------------------------
 
 def start_render(mini, *args, quiet=True, **popen):
-    """The render CLI started in the background (the same command as conftest.run_render)."""
+    """The render CLI started in the background (the same command as helpers.run_render)."""
     return subprocess.Popen([RENDER, *(["--quiet"] if quiet else []), *args], cwd=mini.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             **popen)
 

@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from conftest import BIN, ROOT
+from helpers import BIN, ROOT
 from lecturekit.cli.bench import ROWS, find_quarto
 from lecturekit.course.scaffold import ProjectBuilder
 

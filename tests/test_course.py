@@ -10,7 +10,7 @@ import zipfile
 
 import pytest
 
-from conftest import FRONT, ROOT, run_render
+from helpers import FRONT, ROOT, run_render
 from lecturekit.project import Project
 from lecturekit.write.formats import handout_fonts
 

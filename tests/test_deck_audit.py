@@ -6,7 +6,7 @@ import unicodedata
 
 import pytest
 
-from conftest import LECTURES, lectures_with, pdf_text
+from helpers import LECTURES, lectures_with, pdf_text
 from test_slides import open_deck
 
 BN_DIGITS = "০১২৩৪৫৬৭৮৯"

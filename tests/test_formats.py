@@ -15,7 +15,7 @@ from lecturekit.write.formats import (FORMATS, REVEALJS, TYPST, Format, arg, che
 from lecturekit.project import Project
 from lecturekit.write.writers import LectureWriter
 
-from conftest import ROOT
+from helpers import ROOT
 
 
 # ---- the records ------------------------------------------------------------------------------------

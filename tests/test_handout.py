@@ -9,7 +9,7 @@ from functools import cache
 
 import pytest
 
-from conftest import every_lecture, lectures_with, pdf_text
+from helpers import every_lecture, lectures_with, pdf_text
 
 BENGALI = re.compile("[\u0980-\u09ff]")
 BN_DIGITS = str.maketrans("0123456789", "০১২৩৪৫৬৭৮৯")

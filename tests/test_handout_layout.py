@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import LECTURES, ROOT
+from helpers import LECTURES, ROOT
 
 BODY_PT = (10.5, 11.0)
 CODE_PT = 8.5

@@ -8,7 +8,7 @@ import subprocess
 import nbformat
 import pytest
 
-from conftest import Lecture, pdf_text
+from helpers import Lecture, pdf_text
 from test_lectures import handout_only_pages
 
 LECTURE = Lecture("09-nn-module")

@@ -12,7 +12,7 @@ import nbformat
 import pytest
 
 import test_handout as handout_policy
-from conftest import ROOT, Lecture, pdf_text
+from helpers import ROOT, Lecture, pdf_text
 from test_lectures import handout_only_pages
 
 LECTURE = Lecture("10-training-loop")

@@ -6,7 +6,7 @@ import re
 import nbformat
 import pytest
 
-from conftest import LECTURES, every_lecture, pdf_text
+from helpers import LECTURES, every_lecture, pdf_text
 
 HEADING = re.compile(r"^# (?P<text>.+?)\s*\{#(?P<id>[\w-]+)\}\s*$", re.M)
 SLIDE = re.compile(r"^## (?P<text>.+?)\s*\{#(?P<id>[\w-]+)\}\s*$", re.M)

@@ -6,7 +6,7 @@ import re
 import subprocess
 import zipfile
 
-from conftest import ROOT, pdf_text, run_check, run_render
+from helpers import ROOT, pdf_text, run_check, run_render
 from lecturekit.course.scaffold import ProjectBuilder
 
 NAME = "10-new-topic"

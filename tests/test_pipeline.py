@@ -4,7 +4,7 @@ import time
 
 import pytest
 
-from conftest import every_lecture, pdf_text
+from helpers import every_lecture, pdf_text
 
 GOOD = """
 # প্রথম অংশ {#sec-one}

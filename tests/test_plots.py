@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from conftest import ROOT, pdf_text
+from helpers import ROOT, pdf_text
 from lecturekit.check.__main__ import main as check_main
 from lecturekit.check.plots import plot_text
 
@@ -345,7 +345,7 @@ def test_lecture09_shows_its_plots_in_both_products(rendered):
 
 # ---------------------------------------------------------------- greyscale and numerals
 
-from conftest import LECTURES  # noqa: E402
+from helpers import LECTURES  # noqa: E402
 from courseplot.mime import STYLE_MIME  # noqa: E402
 
 # Two fills a greyscale copy still tells apart (0 black, 1 white).

@@ -12,7 +12,7 @@ import urllib.request
 
 import pytest
 
-from conftest import ROOT
+from helpers import ROOT
 
 SECTION = """\
     # অংশ এক {#sec-one}

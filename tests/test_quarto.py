@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import LECTURES
+from helpers import LECTURES
 from quarto_products import deck_profile, handout_profile, slide_contents
 from test_deck_audit import AUDIT
 from test_slides import STEP_REPORT

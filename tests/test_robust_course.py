@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from conftest import FRONT, run_render
+from helpers import FRONT, run_render
 from lecturekit.project import LECTURE_NAME_RULE
 
 BODY = "# হিসাব {#sec-count}\n\n```{python}\n#| label: work\nprint(6 * 7)\n```\n"

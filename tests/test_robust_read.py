@@ -10,7 +10,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from conftest import FRONT
+from helpers import FRONT
 from lecturekit.errors import LectureError
 from lecturekit.read.qmd import read_lecture
 from lecturekit.write.figures import write_figures

@@ -17,10 +17,12 @@ CACHE_DAMAGE = {
     "bad byte": lambda data: data[:40] + b"\xff" + data[41:],
     "truncated": lambda data: data[: len(data) // 2],
     "a list": lambda data: b"[]",
-    "cells not a list": lambda data: json.dumps({**json.loads(data), "cells": {"x": 1}}).encode(),
+    "runs not a list": lambda data: json.dumps({**json.loads(data), "runs": {"x": 1}}).encode(),
     "a cell without outputs": lambda data: json.dumps(
-        {**json.loads(data), "cells": [{"seconds": 1}]}).encode(),
-    "claims of the wrong shape": lambda data: json.dumps({**json.loads(data), "claims": [[1]]}).encode(),
+        {**json.loads(data), "runs": [{"kind": "cell", "seconds": 1}]}).encode(),
+    "claims of the wrong shape": lambda data: json.dumps(
+        {**json.loads(data), "runs": [{"kind": "prose", "inline": [], "claims": [1]}]}).encode(),
+    "no environment": lambda data: json.dumps({**json.loads(data), "environment": None}).encode(),
 }
 
 

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from conftest import ROOT, every_lecture, lectures_with
+from helpers import ROOT, every_lecture, lectures_with
 
 ARTIFACTS = ROOT / "tests" / "artifacts"
 STEPPERS = lectures_with(r"\{\.stepper\b")
@@ -445,7 +445,7 @@ def test_print_deck_writes_one_page_per_step_and_a_notes_version(mini):
     """scripts/print-deck on a small deck: decktape with the system Chromium, then the notes print."""
     import shutil
     import subprocess
-    from conftest import ROOT
+    from helpers import ROOT
     mini.write("""
         # অংশ {#sec-a}
 

@@ -1,12 +1,14 @@
 """Fast tests of the stages' records, no kernel: the reader parses inline expressions and claims once,
 and the execution record goes into the executed notebook's metadata and comes back out equal."""
+import json
 import textwrap
 
 import nbformat
 import pytest
 
 from lecturekit.errors import LectureError
-from lecturekit.execute.record import CellRun, ClaimResult, Execution, InlineValue, ProseRun, option_lines
+from lecturekit.execute.record import (CellRun, ClaimResult, Environment, Execution, InlineValue, ProseRun,
+                                       RecordShapeError, option_lines)
 from lecturekit.read import qmd
 from lecturekit.execute.notebook import executed_notebook, notebook_bytes
 
@@ -63,15 +65,27 @@ def test_a_claim_without_check_is_named_at_its_line(tmp_path):
 
 
 def results_for(lecture):
-    """What the kernel would have returned for SOURCE (hand-made: no kernel here)."""
-    return {"cells": [{"outputs": [{"output_type": "stream", "name": "stdout", "text": "4\n"}],
-                       "execution_count": 1, "seconds": 0.25, "raised": False}],
-            "inline": [["4", "2.0"], ["12"]],
-            "claims": [[{"sentence": "old", "expr": "n / 2 == 2", "file": "x", "line": 1, "ok": True,
-                         "error": None}],
-                       [{"sentence": "old", "expr": "n > 0", "file": "x", "line": 1, "ok": False,
-                         "error": None}]],
-            "versions": {"python": "3.11.2", "torch": "2.13.0+cpu"}, "key": "abc", "executed_at": 1700000000}
+    """The record the kernel would have returned for SOURCE (hand-made: no kernel here)."""
+    return Execution("01-demo", Environment({"python": "3.11.2", "torch": "2.13.0+cpu"}, "abc", 1700000000), [
+        ProseRun("x", 1, [InlineValue("n", "4"), InlineValue("n / 2", "2.0")],
+                 [ClaimResult("old", "n / 2 == 2", "x", 1, True, None)]),
+        CellRun("x", 1, "make", "", {}, "old code", [{"output_type": "stream", "name": "stdout", "text": "4\n"}],
+                1, 0.25, False),
+        ProseRun("x", 1, [InlineValue("n * 3", "12")], [ClaimResult("old", "n > 0", "x", 1, False, None)]),
+    ])
+
+
+def test_the_execution_record_round_trips_through_json():
+    """What the cache stores is the record, whole: read back it is equal; data of another shape is
+    refused with what is wrong."""
+    record = results_for(None)
+    assert Execution.from_json(json.loads(json.dumps(record.to_json()))) == record
+    data = record.to_json()
+    broken = {**data, "runs": [{**data["runs"][1], "outputs": {"x": 1}}]}
+    with pytest.raises(RecordShapeError, match="a cell without outputs"):
+        Execution.from_json(broken)
+    with pytest.raises(RecordShapeError, match="not a mapping"):
+        Execution.from_json([])
 
 
 def test_the_execution_record_round_trips_through_the_notebook(lecture, tmp_path):
@@ -114,6 +128,10 @@ def test_hidden_cells_are_not_checked():
 
 from pathlib import Path  # noqa: E402
 import re  # noqa: E402
+import shutil  # noqa: E402
+import subprocess  # noqa: E402
+
+import pypandoc  # noqa: E402
 
 from lecturekit import words  # noqa: E402
 from lecturekit.check.normalise import NORMALISERS, normalise  # noqa: E402
@@ -163,26 +181,25 @@ def test_the_normalisers_apply_in_their_registered_order():
     assert normalise("/work/p/a.pt  ", "/work/p") == "<project>/a.pt"
 
 
-def lua_words():
-    """The `words` table of common.lua: name = "word" pairs and the month list."""
-    text = (FILTERS / "common.lua").read_text(encoding="utf-8")
-    table = text[text.index("M.words = {"):text.index("\n}\n", text.index("M.words = {"))]
-    pairs = dict(re.findall(r"\b(\w+) = \"([^\"]*)\"", table))
-    months = re.search(r"months = \{(.*?)\}", table, re.S)[1]
-    return pairs, re.findall(r"\"([^\"]+)\"", months)
+def test_python_and_lua_read_one_words_file(tmp_path):
+    """words.json is the only spelling: the kit's WORDS are its words, and a word changed in the file
+    changes what the filters write (a part's label) without a line of Lua."""
+    assert words.WORDS_FILE == FILTERS.parent / "words.json"
+    data = json.loads(words.WORDS_FILE.read_text(encoding="utf-8"))
+    assert words.MONTHS == tuple(data["months"]) and words.WORDS["figure"] == data["figure"]
+    shutil.copytree(FILTERS.parent, tmp_path / "lecture")
+    data["part"], data["digits"] = "খণ্ড", "0123456789"
+    (tmp_path / "lecture" / "words.json").write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    (tmp_path / "in.md").write_text("# ক {#sec-a}\n\n# খ {#sec-b}\n", encoding="utf-8")
+    run = subprocess.run([pypandoc.get_pandoc_path(), "in.md", "--to=typst",
+                          f"--lua-filter={tmp_path / 'lecture' / 'lecture.lua'}"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert "খণ্ড 0 ·" in run.stdout and "খণ্ড 1 ·" in run.stdout and "অংশ" not in run.stdout
 
 
-def test_python_and_lua_spell_the_shared_words_alike():
-    pairs, months = lua_words()
-    assert tuple(months) == words.MONTHS
-    for name in ("figure", "answers", "episode", "module"):
-        assert pairs[name] == words.WORDS[name], name
-
-
-def test_no_filter_but_common_lua_spells_a_bengali_word():
+def test_no_filter_spells_a_bengali_word():
     for path in FILTERS.glob("*.lua"):
-        if path.name == "common.lua":
-            continue
         code = [line for line in path.read_text(encoding="utf-8").split("\n") if not line.strip().startswith("--")]
         assert not [line for line in code if re.search("[\u0980-\u09ff]", line)], path.name
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from helpers import ROOT
 
 
 def mypy(project: Path) -> subprocess.CompletedProcess:

@@ -1,34 +1,29 @@
-"""The Bengali words the kit itself writes (not the lectures' prose), in one place.
+"""The Bengali words the products show (not the lectures' prose), read from one file.
 
-The Lua filters keep theirs in one table too, `words` in _extensions/lecture/filters/common.lua;
-tests/test_stages.py holds the two to the same spelling where both name a thing. The course page's
-sentences are in its template (course/templates/course.html.j2).
+`_extensions/lecture/words.json` is read by the kit here and by the Lua filters (common.lua): one
+spelling of "ছবি", the month names and the digits for both renderers. The course page's sentences
+are in its template (course/templates/course.html.j2).
 """
 import datetime
+import json
+from pathlib import Path
+from typing import Any
 
-BENGALI_DIGITS = "০১২৩৪৫৬৭৮৯"
+WORDS_FILE = Path(__file__).resolve().parents[2] / "_extensions" / "lecture" / "words.json"
+_ALL: dict[str, Any] = json.loads(WORDS_FILE.read_text(encoding="utf-8"))
+
+BENGALI_DIGITS: str = _ALL["digits"]
 TO_BENGALI_DIGITS = str.maketrans("0123456789", BENGALI_DIGITS)
 FROM_BENGALI_DIGITS = str.maketrans(BENGALI_DIGITS, "0123456789")
 
-MONTHS = ("জানুয়ারি", "ফেব্রুয়ারি", "মার্চ", "এপ্রিল", "মে", "জুন", "জুলাই", "আগস্ট", "সেপ্টেম্বর",
-          "অক্টোবর", "নভেম্বর", "ডিসেম্বর")
+MONTHS: tuple[str, ...] = tuple(_ALL["months"])
 
-# Names of things, as the products label them.
-WORDS = {
-    "figure": "ছবি",
-    "table": "সারণি",
-    "answers": "উত্তরমালা",
-    "episode": "পর্ব",
-    "module": "মডিউল",
-    "other-episodes": "অন্যান্য পর্ব",
-    "slides": "স্লাইড",
-    "handout": "হ্যান্ডআউট (PDF)",
-    "code-zip": "কোড (zip)",
-}
+# Names of things, as the products label them ("figure", "slides", "code-zip" …).
+WORDS: dict[str, str] = {key: value for key, value in _ALL.items() if isinstance(value, str)}
 
 # Phrases with a number in them: str.format with Bengali digits already in place.
-EPISODES_MADE = "{made}টি পর্ব তৈরি"
-OF_TOTAL = ", মোট {total}টির মধ্যে"
+EPISODES_MADE: str = _ALL["episodes_made"]
+OF_TOTAL: str = _ALL["of_total"]
 
 
 def bn_digits(value: object) -> str:

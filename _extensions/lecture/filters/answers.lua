@@ -15,6 +15,50 @@ local function kind_of(div)
   end
 end
 
+-- The question and its solutions in the format's form: on slides the solution is the next step;
+-- on a page it goes to the appendix, and the question says so.
+local render_question = C.renderer("question", {
+  revealjs = function(div, kind, name, kept, solutions)
+    for _, s in ipairs(solutions) do
+      s.classes:insert("fragment")
+      s.content:insert(1, pandoc.Para({ pandoc.Strong({ pandoc.Str(C.words.answer) }) }))
+      table.insert(kept, s)
+    end
+    return pandoc.Div(kept, pandoc.Attr(div.identifier, { kind, "question" }))
+  end,
+  default = function(div, kind, name, kept, solutions)
+    table.insert(kept, pandoc.Para({ pandoc.Emph({ pandoc.Str(C.words.answer_in_appendix .. name) }) }))
+    local entry = { pandoc.Header(2, { pandoc.Str(name) },
+      pandoc.Attr("ans-" .. kind .. "-" .. counters[kind], { "unnumbered" })) }
+    for _, s in ipairs(solutions) do
+      for _, b in ipairs(s.content) do table.insert(entry, b) end
+    end
+    table.insert(appendix, entry)
+    return pandoc.Div(kept, pandoc.Attr(div.identifier, { kind, "question" }))
+  end,
+})
+
+-- The appendix: the solutions, then the quiz's key (quiz.lua leaves it in the document, marked).
+local function write_appendix(doc, key, start)
+  if #appendix == 0 and #key == 0 then return doc end
+  if start then doc.blocks:insert(start) end
+  doc.blocks:insert(pandoc.Header(1, { pandoc.Str(C.words.answers) }, pandoc.Attr("sec-answers", { "unnumbered" })))
+  for _, entry in ipairs(appendix) do
+    for _, b in ipairs(entry) do doc.blocks:insert(b) end
+  end
+  if #key > 0 then
+    doc.blocks:insert(pandoc.Header(2, { pandoc.Str(C.words.quiz_answers) }, pandoc.Attr("ans-quiz", { "unnumbered" })))
+    for _, b in ipairs(key) do doc.blocks:insert(b) end
+  end
+  return doc
+end
+
+local render_appendix = C.renderer("appendix", {
+  revealjs = function(doc, key) return doc end,
+  typst = function(doc, key) return write_appendix(doc, key, pandoc.RawBlock("typst", "#answers-start()")) end,
+  default = function(doc, key) return write_appendix(doc, key) end,
+})
+
 local function question(div)
   local kind = kind_of(div)
   counters[kind] = counters[kind] + 1
@@ -28,46 +72,25 @@ local function question(div)
       table.insert(kept, b)
     end
   end
-  if #solutions == 0 then C.fail(name .. " has no ::: {.answer} block") end
+  if #solutions == 0 then C.fail(name .. " has no ::: {.answer} block", div) end
   local heading = pandoc.Strong({ pandoc.Str(name .. (title and (" · " .. title) or "")) })
   table.insert(kept, 1, pandoc.Para({ heading }))
 
-  if C.slides then
-    for _, s in ipairs(solutions) do
-      s.classes:insert("fragment")
-      s.content:insert(1, pandoc.Para({ pandoc.Strong({ pandoc.Str(C.words.answer) }) }))
-      table.insert(kept, s)
-    end
-    return pandoc.Div(kept, pandoc.Attr(div.identifier, { kind, "question" }))
-  end
-  table.insert(kept, pandoc.Para({ pandoc.Emph({ pandoc.Str(C.words.answer_in_appendix .. name) }) }))
-  local entry = { pandoc.Header(2, { pandoc.Str(name) },
-    pandoc.Attr("ans-" .. kind .. "-" .. counters[kind], { "unnumbered" })) }
-  for _, s in ipairs(solutions) do
-    for _, b in ipairs(s.content) do table.insert(entry, b) end
-  end
-  table.insert(appendix, entry)
-  return pandoc.Div(kept, pandoc.Attr(div.identifier, { kind, "question" }))
+  return render_question(div, kind, name, kept, solutions)
 end
-
 
 return {
   Div = function(el)
     if kind_of(el) then return question(el) end
   end,
   Pandoc = function(doc)
-    -- The quiz filter runs earlier and leaves its answer key in the shared module.
-    local key = C.quiz_key
-    if C.slides or (#appendix == 0 and #key == 0) then return doc end
-    doc.blocks:insert(pandoc.RawBlock("typst", "#answers-start()"))
-    doc.blocks:insert(pandoc.Header(1, { pandoc.Str(C.words.answers) }, pandoc.Attr("sec-answers", { "unnumbered" })))
-    for _, entry in ipairs(appendix) do
-      for _, b in ipairs(entry) do doc.blocks:insert(b) end
-    end
-    if #key > 0 then
-      doc.blocks:insert(pandoc.Header(2, { pandoc.Str(C.words.quiz_answers) }, pandoc.Attr("ans-quiz", { "unnumbered" })))
-      for _, b in ipairs(key) do doc.blocks:insert(b) end
-    end
-    return doc
+    local key = pandoc.List()
+    doc.blocks = doc.blocks:walk({ Div = function(el)
+      if C.has_class(el, "quiz-key") then
+        key:extend(el.content)
+        return {}
+      end
+    end })
+    return render_appendix(doc, key)
   end,
 }

@@ -24,16 +24,26 @@ local function take_title(div, default)
   return pandoc.Inlines(default)
 end
 
+-- A callout or box with its title, in the format's form (theme.css styles the div; handout.typ's
+-- `callout` draws the box).
+local function titled_div(div, kind, title)
+  local head = pandoc.Div({ pandoc.Plain(title) }, pandoc.Attr("", { "callout-title" }))
+  div.content:insert(1, head)
+  div.classes = pandoc.List({ "callout", "callout-" .. kind })
+  div.attributes["title"] = nil
+  return div
+end
+
+local render_callout = C.renderer("callout", {
+  revealjs = titled_div,
+  typst = function(div, kind, title)
+    return C.typst_wrap("callout", 'kind: "' .. kind .. '", title: [' .. C.inlines_to(title, "typst") .. "]", div.content)
+  end,
+  default = titled_div,
+})
+
 local function callout(div, kind, default_title, title)
-  title = title or take_title(div, default_title)
-  if C.slides then
-    local head = pandoc.Div({ pandoc.Plain(title) }, pandoc.Attr("", { "callout-title" }))
-    div.content:insert(1, head)
-    div.classes = pandoc.List({ "callout", "callout-" .. kind })
-    div.attributes["title"] = nil
-    return div
-  end
-  return C.typst_wrap("callout", 'kind: "' .. kind .. '", title: [' .. C.inlines_to(title, "typst") .. "]", div.content)
+  return render_callout(div, kind, title or take_title(div, default_title))
 end
 
 local function output_kind(div)
@@ -134,31 +144,80 @@ local function quarto_output(div)
   })
 end
 
-return {
-  Callout = quarto_callout,
-  -- Pandoc's Typst writer puts every table in a figure of kind table (handout.typ numbers them
-  -- "সারণি ৯.১"); Quarto's writes an uncaptioned table bare.
-  Table = function(tbl)
-    if C.quarto and C.handout then
-      return C.typst_wrap("figure", "kind: table", { tbl })
+local function keep() return nil end
+
+-- Pandoc's Typst writer puts every table in a figure of kind table (handout.typ numbers them
+-- "সারণি ৯.১"); Quarto's writes an uncaptioned table bare.
+local render_table = C.renderer("table", {
+  typst = function(tbl)
+    if C.quarto then return C.typst_wrap("figure", "kind: table", { tbl }) end
+  end,
+  default = keep,
+})
+
+-- A cell's output (Quarto's already cleaned to plain text, as scripts/render emits it).
+local render_output = C.renderer("output", {
+  revealjs = function(el)
+    -- Output is text, not code: keep highlight.js from guessing a language for it.
+    return el:walk({ CodeBlock = function(cb)
+      cb.classes:insert("nohighlight")
+      return cb
+    end })
+  end,
+  typst = function(el)
+    -- A figure a cell shows stands on its own, as our renderer emits it: the output box is
+    -- for printed text.
+    local text = false
+    el:walk({ CodeBlock = function() text = true end })
+    if not text then return el.content end
+    return C.typst_wrap("output-block", 'kind: "' .. output_kind(el) .. '"', el.content)
+  end,
+  default = function(el) return el end,
+})
+
+-- Highlighted lines (`code-line-numbers`, already taken out of the code block's attributes):
+-- reveal.js reads data-line-numbers; a page has nothing to step through.
+local render_line_numbers = C.renderer("line_numbers", {
+  revealjs = function(el, spec) el.attributes["data-line-numbers"] = spec end,
+  default = keep,
+})
+
+-- Any image of an output (a figure or not) takes its PDF rendering in Quarto's handout.
+local render_image = C.renderer("image", {
+  typst = function(img)
+    if C.quarto then
+      img.src = pdf_figures.pdf_for(img.src)
+      return img
     end
   end,
+  default = keep,
+})
+
+local render_figure = C.renderer("figure", {
+  typst = figure_typst,
+  revealjs = function(fig)
+    -- One figure per slide is the slide's content, not a picture to stretch (Quarto would
+    -- otherwise replace the figure by a stretched image and a caption paragraph).
+    -- Screen readers get the figure's description, not the caption a second time.
+    return fig:walk({ Image = function(img)
+      local alt = alt_text(fig, img)
+      img.caption = pandoc.Inlines(alt)
+      -- Quarto writes the img's alt from fig-alt (and drops the caption); pandoc from the caption.
+      if C.quarto then img.attributes["fig-alt"] = alt else img.attributes["fig-alt"] = nil end
+      if C.quarto then img.classes:insert("nostretch") end
+      return img
+    end })
+  end,
+  default = keep,
+})
+
+return {
+  Callout = quarto_callout,
+  Table = render_table,
   Div = function(el)
     if C.has_class(el, "cell-output") then
       if C.quarto then el = quarto_output(el) end
-      if C.handout then
-        -- A figure a cell shows stands on its own, as our renderer emits it: the output box is
-        -- for printed text.
-        local text = false
-        el:walk({ CodeBlock = function() text = true end })
-        if not text then return el.content end
-        return C.typst_wrap("output-block", 'kind: "' .. output_kind(el) .. '"', el.content)
-      end
-      -- Output is text, not code: keep highlight.js from guessing a language for it.
-      return el:walk({ CodeBlock = function(cb)
-        cb.classes:insert("nohighlight")
-        return cb
-      end })
+      return render_output(el)
     end
     local kind = callout_kind(el)
     if kind and not C.quarto then return callout(el, kind, CALLOUT_TITLES[kind] or kind) end
@@ -167,35 +226,14 @@ return {
     end
   end,
   CodeBlock = function(el)
-    -- reveal.js reads data-line-numbers; Quarto converts code-line-numbers itself.
+    -- Quarto converts code-line-numbers itself.
     local spec = el.attributes["code-line-numbers"]
     if spec and not C.quarto then
       el.attributes["code-line-numbers"] = nil
-      if C.slides then el.attributes["data-line-numbers"] = spec end
+      render_line_numbers(el, spec)
     end
     return el
   end,
-  -- Any image of an output (a figure or not) takes its PDF rendering in Quarto's handout.
-  Image = function(img)
-    if C.quarto and C.handout then
-      img.src = pdf_figures.pdf_for(img.src)
-      return img
-    end
-  end,
-  Figure = function(fig)
-    if C.handout then return figure_typst(fig) end
-    if C.slides then
-      -- One figure per slide is the slide's content, not a picture to stretch (Quarto would
-      -- otherwise replace the figure by a stretched image and a caption paragraph).
-      -- Screen readers get the figure's description, not the caption a second time.
-      return fig:walk({ Image = function(img)
-        local alt = alt_text(fig, img)
-        img.caption = pandoc.Inlines(alt)
-        -- Quarto writes the img's alt from fig-alt (and drops the caption); pandoc from the caption.
-        if C.quarto then img.attributes["fig-alt"] = alt else img.attributes["fig-alt"] = nil end
-        if C.quarto then img.classes:insert("nostretch") end
-        return img
-      end })
-    end
-  end,
+  Image = render_image,
+  Figure = render_figure,
 }

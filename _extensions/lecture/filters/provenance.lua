@@ -22,9 +22,10 @@ local function versions()
   if ok then return (out:gsub("%s+$", "")) end
 end
 
+-- Only the handout's cover names them; scripts/render passes both as metadata itself.
 return {
-  Meta = function(meta)
-    if not (C.quarto and C.handout) then return nil end
+  Meta = C.renderer("provenance", { default = function(meta) return nil end, typst = function(meta)
+    if not C.quarto then return nil end
     if not meta["render-date"] then
       local day = os.date("!*t")
       meta["render-date"] = pandoc.MetaInlines(pandoc.Inlines(C.bn(day.day .. " " .. MONTHS[day.month] .. " " .. day.year)))
@@ -34,5 +35,5 @@ return {
       if text and text ~= "" then meta.versions = pandoc.MetaInlines(pandoc.Inlines(text)) end
     end
     return meta
-  end,
+  end }),
 }

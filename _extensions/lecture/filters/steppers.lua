@@ -133,27 +133,15 @@ local function short(item)
   return { pandoc.Plain(kept) }
 end
 
-local function stepper(div)
-  local code = find_code(div.content)
-  local list_index
-  for i, b in ipairs(div.content) do
-    if b.t == "OrderedList" then list_index = i end
-  end
-  local where = div.identifier ~= "" and div.identifier or "a stepper"
-  if not code or not list_index then
-    C.fail(where .. " needs a cell with '#| code-line-numbers:' and an ordered list of step explanations")
-  end
-  local steps = steps_of(code.attributes["code-line-numbers"])
-  local items = div.content[list_index].content
-  if #steps ~= #items then
-    C.fail(string.format("%s declares %d highlight steps but explains %d", where, #steps, #items))
-  end
-
-  if C.slides and C.quarto and not included then
-    quarto.doc.include_text("in-header", QUARTO_FRAGMENT_INDEX)
-    included = true
-  end
-  if C.slides then
+-- The stepper in the format's form. `s`: the code block, its steps ("7-8"), the explanations (list
+-- items), the list's place in the div, and the name errors use.
+local render = C.renderer("stepper", {
+  revealjs = function(div, s)
+    local code, steps, items, list_index, where = s.code, s.steps, s.items, s.list_index, s.where
+    if C.quarto and not included then
+      quarto.doc.include_text("in-header", QUARTO_FRAGMENT_INDEX)
+      included = true
+    end
     -- reveal.js clones the code once per step as fragments numbered from the code's own index;
     -- starting at 1 gives step k the same index as explanation k. (find_code saw a copy.)
     local prints = print_steps(code.text, steps)
@@ -163,7 +151,7 @@ local function stepper(div)
     if at then
       local k = tonumber(at)
       if not k or k < 1 or k > #steps or k ~= math.floor(k) then
-        C.fail(string.format("%s: output-at=%q is not a step number (1 to %d)", where, at, #steps))
+        C.fail(string.format("%s: output-at=%q is not a step number (1 to %d)", where, at, #steps), div)
       end
       for i, step in ipairs(prints) do prints[i] = math.min(step, k) end
       if #prints == 0 then prints = { k } end
@@ -186,17 +174,37 @@ local function stepper(div)
     div.content[list_index] = pandoc.Div(notes, pandoc.Attr("", { "stepper-steps" }))
     div.classes:insert("stepper-slide")
     return div
-  end
-
-  -- Handout: label each explanation with the lines it talks about.
-  for i, item in ipairs(items) do
-    local first = item[1]
-    if first and (first.t == "Plain" or first.t == "Para") then
-      first.content:insert(1, pandoc.Space())
-      first.content:insert(1, pandoc.Strong({ pandoc.Str("(" .. lines_label(steps[i]) .. ")") }))
+  end,
+  default = function(div, s)
+    local steps, items = s.steps, s.items
+    -- On a page: each explanation names the lines it talks about.
+    for i, item in ipairs(items) do
+      local first = item[1]
+      if first and (first.t == "Plain" or first.t == "Para") then
+        first.content:insert(1, pandoc.Space())
+        first.content:insert(1, pandoc.Strong({ pandoc.Str("(" .. lines_label(steps[i]) .. ")") }))
+      end
     end
+    return div
+  end,
+})
+
+local function stepper(div)
+  local code = find_code(div.content)
+  local list_index
+  for i, b in ipairs(div.content) do
+    if b.t == "OrderedList" then list_index = i end
   end
-  return div
+  local where = div.identifier ~= "" and div.identifier or "a stepper"
+  if not code or not list_index then
+    C.fail(where .. " needs a cell with '#| code-line-numbers:' and an ordered list of step explanations", div)
+  end
+  local steps = steps_of(code.attributes["code-line-numbers"])
+  local items = div.content[list_index].content
+  if #steps ~= #items then
+    C.fail(string.format("%s declares %d highlight steps but explains %d", where, #steps, #items), div)
+  end
+  return render(div, { code = code, steps = steps, items = items, list_index = list_index, where = where })
 end
 
 return {

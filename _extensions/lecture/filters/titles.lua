@@ -17,25 +17,32 @@ end
 
 local part = -1
 
-local function number_part(header)
-  if header.level ~= 1 or header.classes:includes("unnumbered") then return nil end
-  part = part + 1
-  local label = C.words.part .. " " .. C.bn(part)
-  if C.slides then
+-- A part's number in front of its heading.
+local part_number = C.renderer("part_number", {
+  revealjs = function(header, label)
     -- Its own line on the divider (theme.css); a space keeps copied text readable: "অংশ ৫ buffer".
     header.content:insert(1, pandoc.Space())
     header.content:insert(1, pandoc.Span({ pandoc.Str(label) }, pandoc.Attr("", { "part-number" })))
-  else
+    return header
+  end,
+  default = function(header, label)
     header.content:insert(1, pandoc.Space())
     header.content:insert(1, pandoc.Str(label .. " ·"))
-  end
-  return header
+    return header
+  end,
+})
+
+local function number_part(header)
+  if header.level ~= 1 or header.classes:includes("unnumbered") then return nil end
+  part = part + 1
+  return part_number(header, C.words.part .. " " .. C.bn(part))
 end
 
-return {
-  Header = number_part,
-  Meta = function(meta)
-    if not C.slides or not meta.title then return nil end
+-- The deck's title slide; a page's cover (handout.typ) reads the front matter itself.
+local title_page = C.renderer("title_page", {
+  default = function(meta) return nil end,
+  revealjs = function(meta)
+    if not meta.title then return nil end
     local course, episode = str(meta, "course"), str(meta, "episode")
     if course and not meta.author then
       meta.author = pandoc.MetaInlines(span(course, "title-course"))
@@ -61,4 +68,9 @@ return {
     end
     return meta
   end,
+})
+
+return {
+  Header = number_part,
+  Meta = title_page,
 }

@@ -8,7 +8,7 @@ local ALIASES = {
 }
 
 local function matches(list)
-  local names = C.slides and ALIASES.revealjs or ALIASES.typst
+  local names = ALIASES[C.format] or {}
   for name in (list or ""):gmatch("[^%s,]+") do
     if names[name] or FORMAT == name then return true end
   end
@@ -18,6 +18,13 @@ end
 local function is_pause(el)
   return el.t == "Para" and #el.content == 5 and pandoc.utils.stringify(el) == ". . ."
 end
+
+-- Speaker notes and pauses belong to the deck; a page has neither (Quarto's typst output would
+-- keep the notes' text). A renderer returns the block's replacement, or nil to keep it.
+local function keep() return nil end
+local function drop() return {} end
+local notes = C.renderer("notes", { revealjs = keep, default = drop })
+local pause = C.renderer("pause", { revealjs = keep, default = drop })
 
 return {
   Div = function(el)
@@ -33,11 +40,10 @@ return {
         return hide and {} or el.content
       end
     end
-    -- Quarto's typst output keeps .notes text; speaker notes never belong in the handout.
-    if C.handout and C.has_class(el, "notes") then return {} end
+    if C.has_class(el, "notes") then return notes(el) end
   end,
   Para = function(el)
-    if C.handout and is_pause(el) then return {} end
+    if is_pause(el) then return pause(el) end
   end,
   -- A claim is checked by the tests; readers see only its sentence.
   Span = function(el)

@@ -13,7 +13,7 @@ import os
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from wcwidth import wcswidth
@@ -23,6 +23,7 @@ from lecturekit.read import qmd
 from lecturekit.execute.build import ExecutedLecture, execute_lecture
 from lecturekit.execute.kernel import DEFAULT_TIMEOUT, LectureExecutor
 from lecturekit.execute.notebook import executed_notebook
+from lecturekit.execute.record import Environment
 from .cause import code_digests
 from .compare import items_match, short_diff, tolerance_of
 from .expectations import Expectations
@@ -112,10 +113,10 @@ def _execute_other(project, lecture_dir, python, *, fresh, progress):
     lecture = qmd.read_lecture(lecture_dir / "index.qmd")
     executor = LectureExecutor(lecture, code_dir=project.code_dir, workdir=project.build_dir / lecture.name / "run-other",
                                timeout=project.setting("timeout", DEFAULT_TIMEOUT), python=python, progress=progress)
-    results = executor.run()
-    results["versions"] = {**there, **results.pop("fingerprint", {})}
-    nb = executed_notebook(lecture, results, project.root)
-    return ExecutedLecture(lecture, nb, False, time.perf_counter() - started, results.get("timings", {}))
+    ran = executor.run()
+    execution = replace(ran, environment=Environment({**there, **ran.environment.versions}))
+    nb = executed_notebook(lecture, execution, project.root)
+    return ExecutedLecture(lecture, nb, False, time.perf_counter() - started, execution.timings)
 
 
 def _against_expectations(project, execution, cells, entries, expected_dir=None):

@@ -14,20 +14,23 @@ Fonts, anti-aliasing and the SVG/PDF bytes are not part of it, so they never fai
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from typing import Any
+
 PLOT_MIME = "application/vnd.lecture.plot+json"
 CHUNK = 10  # numbers per line: a long series diffs as the part that changed
 SERIES_FIELDS = ("x", "y", "width", "height")
 
 
-def _num(value) -> str:
+def _num(value: Any) -> str:
     return value if isinstance(value, str) else repr(value)
 
 
-def _numbers(values) -> str:
+def _numbers(values: Iterable[Any]) -> str:
     return " ".join(_num(v) for v in values)
 
 
-def _series_lines(prefix: str, series: dict) -> list[str]:
+def _series_lines(prefix: str, series: dict[str, Any]) -> list[str]:
     name = f"{prefix} {series['kind']} '{series['label']}'"
     if series["kind"] == "image":
         return [f"{name} shape: {_numbers(series['shape'])}", f"{name} range: {_num(series['min'])} {_num(series['max'])}"]
@@ -44,7 +47,7 @@ def _series_lines(prefix: str, series: dict) -> list[str]:
     return lines
 
 
-def plot_text(data: dict) -> str:
+def plot_text(data: dict[str, Any]) -> str:
     """The plot data as the text stored in tests/expected/ (see the module docstring)."""
     lines = []
     if data.get("suptitle"):
@@ -74,10 +77,11 @@ def _line_name(line: str) -> str:
     return key.split("[", 1)[0] if key.endswith("]") else key
 
 
-def changed_parts(expected_items: list, got_items: list, texts_match) -> list[str]:
+def changed_parts(expected_items: list[dict[str, Any]], got_items: list[dict[str, Any]],
+                  texts_match: Callable[[str, str], bool]) -> list[str]:
     """Names of the plot parts (series, titles, limits) whose lines differ, in order."""
-    def lines(items):
-        found = {}
+    def lines(items: list[dict[str, Any]]) -> dict[str, str]:
+        found: dict[str, str] = {}
         for n, item in enumerate(i for i in items if "figure-data" in i):
             for line in item["figure-data"].splitlines():
                 key = f"figure {n + 1} {line.split(':', 1)[0]}"

@@ -8,13 +8,14 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from lecturekit.execute import cache
 from lecturekit.read import qmd
-from lecturekit.execute.record import Execution
+from lecturekit.execute.record import CellRun, Environment, Execution, ProseRun
 from lecturekit.execute.kernel import DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT, LectureExecutor
 from lecturekit.execute.notebook import executed_notebook, write_notebook
 
@@ -26,56 +27,63 @@ if TYPE_CHECKING:
 class ExecutedLecture:
     """What one lecture's execute stage produced and what it cost."""
     lecture: qmd.Lecture
-    notebook: object
+    notebook: Any  # nbformat's NotebookNode
     from_cache: bool
     seconds: float
-    timings: dict = field(default_factory=dict)
+    timings: dict[str, Any] = field(default_factory=dict)
 
-    @property
+    @cached_property
     def record(self) -> Execution:
-        """The typed execution record, as the executed notebook carries it."""
+        """The typed execution record, as the executed notebook carries it (read once)."""
         return Execution.from_notebook(self.notebook)
 
 
-def relative_paths(results: dict, root: Path) -> dict:
-    """Tracebacks name files by their path inside the project, not where the project lies today:
-    the executed notebook (and so the products) of a copied project stay the same bytes."""
+def relative_paths(execution: Execution, root: Path) -> Execution:
+    """Tracebacks and places name files by their path inside the project, not where the project lies
+    today: the executed notebook (and so the products) of a copied project stay the same bytes."""
     prefix = str(root.resolve()) + os.sep
 
-    def strip(value):
+    def strip(value: Any) -> Any:
         if isinstance(value, str):
             return value.replace(prefix, "")
         if isinstance(value, list):
             return [strip(v) for v in value]
         return value
-    for cell in results["cells"]:
-        for output in cell["outputs"]:
-            if output.get("output_type") == "error":
-                output["evalue"], output["traceback"] = strip(output["evalue"]), strip(output["traceback"])
-    for claims in results["claims"]:
-        for claim in claims:
-            claim["file"], claim["error"] = os.path.relpath(claim["file"], root), strip(claim["error"])
-    return results
+
+    def output(out: dict[str, Any]) -> dict[str, Any]:
+        if out.get("output_type") != "error":
+            return out
+        return {**out, "evalue": strip(out["evalue"]), "traceback": strip(out["traceback"])}
+
+    runs: list[CellRun | ProseRun] = []
+    for run in execution.runs:
+        if isinstance(run, CellRun):
+            runs.append(replace(run, file=os.path.relpath(run.file, root), outputs=[output(o) for o in run.outputs]))
+        else:
+            runs.append(replace(run, file=os.path.relpath(run.file, root), claims=[
+                replace(c, file=os.path.relpath(c.file, root), error=strip(c.error)) for c in run.claims]))
+    return replace(execution, runs=runs)
 
 
-def _execute(project, lecture, key, versions, store, python, progress):
+def _execute(project: Project, lecture: qmd.Lecture, key: str, versions: dict[str, Any], store: cache.ExecutionCache,
+             python: Path | str | None, progress: Callable[[str], None] | None) -> Execution:
     executor = LectureExecutor(lecture, code_dir=project.code_dir,
                                workdir=project.build_dir / lecture.name / "run",
                                timeout=project.setting("timeout", DEFAULT_TIMEOUT), python=python,
                                progress=progress,
                                max_output=project.setting("max-output", DEFAULT_MAX_OUTPUT))
-    results = relative_paths(executor.run(), project.root)
+    ran = relative_paths(executor.run(), project.root)
     # The record names what the outputs came from: versions, and what the kernel itself found
-    # (CPU capability, BLAS, threads, the output-changing environment).
-    results["versions"] = {**versions, **results.pop("fingerprint", {})}
-    results["executed_at"] = int(time.time())
-    store.store(lecture.name, key, results)
-    return results
+    # (CPU capability, BLAS, threads, the output-changing environment); its key and its time.
+    execution = replace(ran, environment=Environment({**versions, **ran.environment.versions}, key,
+                                                     int(time.time())))
+    store.store(lecture.name, key, execution)
+    return execution
 
 
 def execute_lecture(project: Project, lecture_dir: Path, *, fresh: bool = False,
                     progress: Callable[[str], None] | None = None, python: Path | str | None = None,
-                    write: bool = False, versions: dict | None = None,
+                    write: bool = False, versions: dict[str, Any] | None = None,
                     cached_only: bool = False) -> ExecutedLecture | None:
     """Read, then execute (or reuse the cached execution), then assemble the executed notebook.
 
@@ -87,19 +95,18 @@ def execute_lecture(project: Project, lecture_dir: Path, *, fresh: bool = False,
     versions = versions or cache.environment_versions(python)
     key = cache.execution_key(lecture, project.code_dir, versions)
     store = cache.ExecutionCache(project.build_dir / "cache")
-    results = None if fresh else store.load(lecture.name, key)
-    from_cache = results is not None
-    if results is None and cached_only:
+    execution = None if fresh else store.load(lecture.name, key)
+    from_cache = execution is not None
+    if execution is None and cached_only:
         return None
-    if results is None:
+    if execution is None:
         # A check and a render of one lecture at once: one executes, the other then reads its entry.
         with project.lecture_lock(lecture.name):
-            results = None if fresh else store.load(lecture.name, key)
-            from_cache = results is not None
-            if results is None:
-                results = _execute(project, lecture, key, versions, store, python, progress)
-    results["key"] = key
-    nb = executed_notebook(lecture, results, project.root)
+            execution = None if fresh else store.load(lecture.name, key)
+            from_cache = execution is not None
+            if execution is None:
+                execution = _execute(project, lecture, key, versions, store, python, progress)
+    nb = executed_notebook(lecture, execution, project.root)
     if write:
         write_notebook(nb, project.notebook_path(lecture.name))
-    return ExecutedLecture(lecture, nb, from_cache, time.perf_counter() - started, results.get("timings", {}))
+    return ExecutedLecture(lecture, nb, from_cache, time.perf_counter() - started, execution.timings)

@@ -1,4 +1,5 @@
-"""The execution cache: results of one lecture's execution, keyed by everything that could change them.
+"""The execution cache: one lecture's execution record (`Execution.to_json()`), keyed by everything that
+could change it.
 
 Quarto's `freeze` looks only at the source; we also key on the course code, the library versions
 (with the build variant: 2.13.0+cpu is not 2.13.0+cu128), the CPU's instruction set and every
@@ -13,12 +14,14 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from lecturekit.execute import kernelenv
+from lecturekit.execute.record import Execution
 from lecturekit.fsutil import write_atomic
 from lecturekit.read import qmd
 
-CACHE_FORMAT = 3  # bump when the layout of a cache entry changes
+CACHE_FORMAT = 4  # bump when the layout of a cache entry changes (4: Execution.to_json())
 
 # Runs here or in another environment's interpreter, so it must need nothing but the stdlib.
 _VERSIONS_PROBE = """
@@ -46,27 +49,29 @@ def versions():
 """
 
 
-def environment_versions(python=None):
+def environment_versions(python: Path | str | None = None) -> dict[str, Any]:
     """Versions of the interpreter that will run the kernel, read without importing torch."""
     # A venv's bin/python is a symlink to the base interpreter: resolving it would take another venv
     # for this one. Only this very path (or none) is read in-process.
     if python is None or os.path.abspath(python) == os.path.abspath(sys.executable):
-        scope = {}
+        scope: dict[str, Any] = {}
         exec(_VERSIONS_PROBE, scope)
-        return scope["versions"]()
+        found: dict[str, Any] = scope["versions"]()
+        return found
     probe = _VERSIONS_PROBE + "\nimport json\nprint(json.dumps(versions()))"
     out = subprocess.run([python, "-c", probe], capture_output=True, text=True, check=True)
-    return json.loads(out.stdout)
+    versions: dict[str, Any] = json.loads(out.stdout)
+    return versions
 
 
 _ISA_FLAGS = ("sse4_2", "avx", "avx2", "fma", "avx512f", "avx512bw", "avx512_vnni", "avx512_bf16", "amx_tile")
 
 
 @functools.cache
-def machine():
+def machine() -> dict[str, Any]:
     """The CPU as far as it can change an output: vendor/model and the vector instructions present
     (they choose ATen's and the BLAS libraries' kernels)."""
-    found = {"cpu": None, "isa": []}
+    found: dict[str, Any] = {"cpu": None, "isa": []}
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as f:
             for line in f:
@@ -82,9 +87,9 @@ def machine():
     return found
 
 
-def file_digests(folder, skip_suffixes=()):
+def file_digests(folder: Path | str, skip_suffixes: tuple[str, ...] = ()) -> list[tuple[str, str]]:
     """(relative path, sha256) of every file under folder, in order."""
-    digests = []
+    digests: list[tuple[str, str]] = []
     folder = Path(folder)
     if not folder.exists():
         return digests
@@ -95,12 +100,13 @@ def file_digests(folder, skip_suffixes=()):
     return digests
 
 
-def execution_key(lecture, code_dir, versions, env=None):
+def execution_key(lecture: qmd.Lecture, code_dir: Path, versions: dict[str, Any],
+                  env: dict[str, str] | None = None) -> str:
     """Hash of what the kernel sees: the code, its inputs, course code, library versions, the CPU and
     the output-changing environment (`env`: default this process's, as the kernel will inherit it)."""
     h = hashlib.sha256()
 
-    def feed(obj):
+    def feed(obj: object) -> None:
         h.update(json.dumps(obj, sort_keys=True, ensure_ascii=False).encode())
         h.update(b"\0")
 
@@ -118,7 +124,7 @@ def execution_key(lecture, code_dir, versions, env=None):
     return h.hexdigest()
 
 
-def discard(path, problem, remove=True):
+def discard(path: Path | str, problem: str, remove: bool = True) -> None:
     """Drop a damaged state file with one line saying which and why; the caller rebuilds it."""
     print(f"warning: {path}: discarded a damaged cache entry ({problem}); it is built again",
           file=sys.stderr, flush=True)
@@ -129,46 +135,19 @@ def discard(path, problem, remove=True):
             pass
 
 
-def _list_of(value, kind):
-    return isinstance(value, list) and all(isinstance(item, kind) for item in value)
-
-
-def entry_problem(entry):
-    """What is wrong with a cache entry's shape (as `_execute` stores it), or None."""
-    if not isinstance(entry, dict):
-        return f"a {type(entry).__name__}, not a mapping"
-    if not isinstance(entry.get("key"), str):
-        return "no key"
-    cells = entry.get("cells")
-    if not _list_of(cells, dict):
-        return "'cells' is not a list of cells"
-    for cell in cells:
-        if not _list_of(cell.get("outputs"), dict) or not isinstance(cell.get("seconds"), (int, float)) \
-                or "execution_count" not in cell:
-            return "a cell without outputs, seconds or execution count"
-    if not _list_of(entry.get("inline"), list) or not _list_of(entry.get("claims"), list):
-        return "'inline' or 'claims' is not a list of lists"
-    if any(not _list_of(claims, dict) or any("ok" not in c or "file" not in c for c in claims)
-           for claims in entry["claims"]):
-        return "a claim without its result"
-    if not isinstance(entry.get("versions", {}), dict) or not isinstance(entry.get("timings", {}), dict):
-        return "'versions' or 'timings' is not a mapping"
-    return None
-
-
 class ExecutionCache:
     """One JSON file per lecture and key; writes are atomic so a crash never leaves half an entry."""
 
     KEEP = 8
 
-    def __init__(self, folder):
+    def __init__(self, folder: Path | str) -> None:
         self.folder = Path(folder)
 
-    def _path(self, lecture_name, key):
+    def _path(self, lecture_name: str, key: str) -> Path:
         return self.folder / lecture_name / f"{key[:32]}.json"
 
-    def load(self, lecture_name, key):
-        """The entry for key, or None. An entry that does not parse or has the wrong shape (a bad
+    def load(self, lecture_name: str, key: str) -> Execution | None:
+        """The execution record stored for key, or None. An entry that does not parse or has the wrong shape (a bad
         byte, a crash of another tool, an edit by hand) is discarded with one warning, so the
         lecture executes again instead of failing on every render."""
         path = self._path(lecture_name, key)
@@ -180,18 +159,15 @@ class ExecutionCache:
             discard(path, f"cannot read it: {err.strerror}", remove=False)
             return None
         try:
-            entry = json.loads(data.decode("utf-8"))
-            problem = entry_problem(entry)
-        except (UnicodeDecodeError, ValueError) as err:
-            problem = str(err).split("\n")[0][:120]
-        if problem:
-            discard(path, problem)
+            execution = Execution.from_json(json.loads(data.decode("utf-8")))
+        except (UnicodeDecodeError, ValueError) as err:  # RecordShapeError is a ValueError
+            discard(path, str(err).split("\n")[0][:120])
             return None
-        return entry if entry.get("key") == key else None
+        return execution if execution.environment.key == key else None
 
-    def store(self, lecture_name, key, results):
+    def store(self, lecture_name: str, key: str, execution: Execution) -> None:
         path = self._path(lecture_name, key)
-        write_atomic(path, json.dumps({"key": key, **results}, ensure_ascii=False).encode("utf-8"))
+        write_atomic(path, json.dumps(execution.to_json(), ensure_ascii=False).encode("utf-8"))
         # Keep a few recent entries (two environments compared in turn, the CPU-capability runs of the
         # tests), drop the rest.
         entries = sorted(path.parent.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)

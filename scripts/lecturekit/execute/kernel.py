@@ -10,7 +10,9 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import IO, Any
 
 import nbformat
 from jupyter_client.manager import AsyncKernelManager
@@ -19,6 +21,7 @@ from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
 from lecturekit.execute import kernelenv
+from lecturekit.execute.record import CellRun, ClaimResult, Environment, Execution, InlineValue, ProseRun
 from lecturekit.read import qmd
 from lecturekit.ansi import strip_ansi
 from lecturekit.errors import LectureError
@@ -125,10 +128,10 @@ class _BoundedClient(NotebookClient):
     received = 0
     overflow = False
 
-    def start_cell(self):
+    def start_cell(self) -> None:
         self.received, self.overflow = 0, False
 
-    def output(self, outs, msg, display_id, cell_index):
+    def output(self, outs: list[Any], msg: dict[str, Any], display_id: str | None, cell_index: int) -> Any:
         content = msg.get("content", {})
         self.received += len(content.get("text", "").encode()) + sum(
             len(str(value).encode()) for value in (content.get("data") or {}).values())
@@ -146,22 +149,23 @@ class _BoundedClient(NotebookClient):
         return None
 
 
-def _traceback(outputs):
+def _traceback(outputs: list[Any]) -> str | None:
     for out in outputs:
         if out.get("output_type") == "error":
             return strip_ansi("\n".join(out.get("traceback", []))) or f"{out['ename']}: {out['evalue']}"
     return None
 
 
-def _stdout(outputs):
+def _stdout(outputs: list[Any]) -> str:
     return "".join(o.get("text", "") for o in outputs if o.get("output_type") == "stream" and o.get("name") == "stdout")
 
 
 class LectureExecutor:
     """Run every cell and inline expression of one lecture in one kernel."""
 
-    def __init__(self, lecture, *, code_dir, workdir, timeout=DEFAULT_TIMEOUT, kernel_name="python3",
-                 python=None, progress=None, max_output=DEFAULT_MAX_OUTPUT):
+    def __init__(self, lecture: qmd.Lecture, *, code_dir: Path | str, workdir: Path | str,
+                 timeout: float = DEFAULT_TIMEOUT, kernel_name: str = "python3", python: Path | str | None = None,
+                 progress: Callable[[str], None] | None = None, max_output: int = DEFAULT_MAX_OUTPUT) -> None:
         self.lecture = lecture
         self.code_dir = Path(code_dir)
         self.workdir = Path(workdir)
@@ -170,10 +174,12 @@ class LectureExecutor:
         self.kernel_name = kernel_name
         self.python = python  # another environment's interpreter, e.g. for an upgrade report
         self.progress = progress or (lambda message: None)
-        self.timings = {"kernel_start": 0.0, "cells": {}}
+        self.timings: dict[str, Any] = {"kernel_start": 0.0, "cells": {}}
 
-    def run(self):
-        """Execute; return the results dict (outputs, inline values, claims, timings)."""
+    def run(self) -> Execution:
+        """Execute; return the execution record: every run in document order, what the kernel found
+        (its environment's versions are the fingerprint: CPU capability, BLAS, threads, the
+        output-changing variables) and the timings."""
         self.workdir.mkdir(parents=True, exist_ok=True)
         # nbclient stores each executed cell at its index; one slot serves every cell in turn.
         scratch = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("")])
@@ -186,12 +192,14 @@ class LectureExecutor:
         km = AsyncKernelManager(kernel_name=self.kernel_name, transport="ipc",
                                 connection_file=str(sockets / "kernel.json"), ip=str(sockets / "kernel"))
         if self.python:
+            assert km.kernel_spec is not None  # the kernel name is installed
             km.kernel_spec.argv = [str(self.python), "-m", "ipykernel_launcher", "-f", "{connection_file}"]
         client = _BoundedClient(scratch, km=km, kernel_name=self.kernel_name, timeout=self.timeout,
                                 allow_errors=True, record_timing=False,
                                 resources={"metadata": {"path": str(self.workdir)}})
         client.max_output = self.max_output
-        results = {"cells": [], "inline": [], "claims": []}
+        runs: list[CellRun | ProseRun] = []
+        fingerprint: dict[str, Any] = {}
         # The kernel's own environment (passed to the launcher; this process's stays as it is).
         env = kernelenv.kernel_env(code_dir=self.code_dir.resolve())
         started = time.perf_counter()
@@ -199,24 +207,24 @@ class LectureExecutor:
             with client.setup_kernel(env=env):
                 self.timings["kernel_start"] = time.perf_counter() - started
                 self._quiet(client, _PLOT_SETUP)
-                self._run_blocks(client, results)
-                results["fingerprint"] = {**self._fingerprint(client), "env": kernelenv.output_env()}
+                self._run_blocks(client, runs)
+                fingerprint = {**self._fingerprint(client), "env": kernelenv.output_env()}
         finally:
             # A kernel manager we pass in is ours to stop; nbclient only stops kernels it made.
             if km.has_kernel:
                 run_sync(km.shutdown_kernel)(now=True)
             shutil.rmtree(sockets, ignore_errors=True)
-        results["timings"] = self.timings
-        return results
+        return Execution(self.lecture.name, Environment(fingerprint), runs, self.timings)
 
-    def _fingerprint(self, client):
+    def _fingerprint(self, client: _BoundedClient) -> dict[str, Any]:
         executed = self._execute(client, _FINGERPRINT_CODE, (self.lecture.index, 1), None, self.timeout, history=False)
         try:
-            return json.loads(_stdout(executed.outputs))
+            found: dict[str, Any] = json.loads(_stdout(executed.outputs))
+            return found
         except json.JSONDecodeError:
             return {}
 
-    def _run_blocks(self, client, results):
+    def _run_blocks(self, client: _BoundedClient, runs: list[CellRun | ProseRun]) -> None:
         cells = self.lecture.cells
         index = 0
         self.timings["inline"] = 0.0
@@ -227,25 +235,31 @@ class LectureExecutor:
                 if batched is None:  # something raised: one at a time, for the exact error
                     batched = ([self._inline(client, block, inline) for inline in block.inline],
                                [self._claim(client, block, claim) for claim in block.claims])
-                results["inline"].append(batched[0])
-                results["claims"].append(batched[1])
+                runs.append(ProseRun(str(block.file), block.line,
+                                     [InlineValue(i.expr, v) for i, v in zip(block.inline, batched[0])],
+                                     [ClaimResult(**c) for c in batched[1]]))
                 self.timings["inline"] += time.perf_counter() - started
                 continue
             index += 1
-            results["cells"].append(self._cell(client, block, index, len(cells)))
+            ran = self._cell(client, block, index, len(cells))
+            runs.append(CellRun(str(block.file), block.line, block.label, block.heading, block.options, block.code,
+                                ran["outputs"], ran["execution_count"], ran["seconds"], ran.get("raised", False)))
 
-    def _quiet(self, client, source):
+    def _quiet(self, client: _BoundedClient, source: str) -> None:
         """Set-up code that is no cell: no output, no execution count; it must not fail."""
-        reply = run_sync(client.kc.execute_interactive)(source, silent=True, store_history=False,
-                                                        timeout=self.timeout, output_hook=lambda msg: None)
+        assert client.kc is not None  # inside setup_kernel
+        # execute_interactive: the client's own method (its class declares it only on the blocking one).
+        reply = run_sync(client.kc.execute_interactive)(  # type: ignore[attr-defined]
+            source, silent=True, store_history=False, timeout=self.timeout, output_hook=lambda msg: None)
         if reply["content"]["status"] != "ok":
             raise LectureError(f"kernel set-up failed: {reply['content'].get('ename')}: "
                                f"{reply['content'].get('evalue')}", self.lecture.index)
 
-    def _execute(self, client, source, where, label, timeout, history=True):
+    def _execute(self, client: _BoundedClient, source: str, where: tuple[Path, int], label: str | None,
+                 timeout: float, history: bool = True) -> Any:
         """Execute one piece of code; return its outputs. Kernel failures become LectureErrors."""
         cell = nbformat.v4.new_code_cell(source)
-        client.timeout = timeout
+        client.timeout = timeout  # type: ignore[assignment]  # nbclient declares int; seconds may be fractional
         client.start_cell()
         try:
             client.execute_cell(cell, 0, store_history=history)
@@ -261,7 +275,7 @@ class LectureExecutor:
                                f"in _quarto.yml)", *where, label)
         return cell
 
-    def _cell(self, client, cell, index, total):
+    def _cell(self, client: _BoundedClient, cell: qmd.Cell, index: int, total: int) -> dict[str, Any]:
         where = (cell.file, cell.line)
         label = cell.label or f"#{index}"
         if not cell.options.get("eval", True):
@@ -286,7 +300,7 @@ class LectureExecutor:
         return {"outputs": json.loads(json.dumps(outputs)), "execution_count": executed.get("execution_count"),
                 "seconds": round(seconds, 4), "raised": bool(traceback)}
 
-    def _batch(self, client, block):
+    def _batch(self, client: _BoundedClient, block: qmd.Markdown) -> tuple[list[str], list[dict[str, Any]]] | None:
         """A markdown block's inline expressions and claims in one request (one round trip instead
         of one per expression); each still prints exactly what it would print on its own.
         None when an expression raises, so the caller can name it."""
@@ -316,7 +330,7 @@ class LectureExecutor:
                           "ok": value is True, "error": None})
         return values, found
 
-    def _inline(self, client, block, inline):
+    def _inline(self, client: _BoundedClient, block: qmd.Markdown, inline: qmd.Inline) -> str:
         expr, line = inline.expr, inline.line
         executed = self._execute(client, f"print({expr}, end='')", (block.file, line), None, self.timeout)
         traceback = _traceback(executed.outputs)
@@ -324,7 +338,7 @@ class LectureExecutor:
             raise LectureError(f"inline expression `{{python}} {expr}` raised", block.file, line, detail=traceback)
         return _stdout(executed.outputs)
 
-    def _claim(self, client, block, claim):
+    def _claim(self, client: _BoundedClient, block: qmd.Markdown, claim: qmd.Claim) -> dict[str, Any]:
         sentence, expr, line = claim.sentence, claim.expr, claim.line
         executed = self._execute(client, _CLAIM_CODE.format(expr=expr), (block.file, line), None, self.timeout)
         traceback = _traceback(executed.outputs)
@@ -333,9 +347,9 @@ class LectureExecutor:
                 "ok": value is True, "error": traceback}
 
 
-def progress_printer(stream=None):
-    stream = stream or sys.stderr
+def progress_printer(stream: IO[str] | None = None) -> Callable[[str], None]:
+    out = stream or sys.stderr
 
-    def show(message):
-        print(message, file=stream, flush=True)
+    def show(message: str) -> None:
+        print(message, file=out, flush=True)
     return show

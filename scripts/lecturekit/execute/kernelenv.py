@@ -14,6 +14,8 @@ Every variable that can change a printed number (`output_env`) is part of the ex
 so a run under other kernels never answers for a plain one. Stdlib only: the cache key needs it.
 """
 import os
+from collections.abc import Mapping
+from pathlib import Path
 
 FIXED = {
     "PYTHONHASHSEED": "0",
@@ -40,7 +42,7 @@ OUTPUT_PREFIXES = ("ATEN_", "MKL_", "OMP_", "KMP_", "GOMP_", "OPENBLAS_", "GOTO_
 OUTPUT_NAMES = ("PYTHONHASHSEED", "TZ", "LANG", "LC_ALL", "LC_NUMERIC", "COLUMNS")
 
 
-def kernel_env(base: dict | None = None, code_dir=None) -> dict:
+def kernel_env(base: Mapping[str, str] | None = None, code_dir: Path | str | None = None) -> dict[str, str]:
     """The complete environment for a kernel started from `base` (default: this process's)."""
     base = dict(os.environ if base is None else base)
     env = {**DEFAULTS, **base, **FIXED}
@@ -55,7 +57,7 @@ def is_output_variable(name: str) -> bool:
     return name.startswith(OUTPUT_PREFIXES) or name in OUTPUT_NAMES
 
 
-def output_env(base: dict | None = None) -> dict:
+def output_env(base: Mapping[str, str] | None = None) -> dict[str, str]:
     """The variables of the kernel's environment that can change an output, sorted by name."""
     env = kernel_env(base)
     return {k: env[k] for k in sorted(env) if is_output_variable(k)}

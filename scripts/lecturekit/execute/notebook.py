@@ -8,6 +8,7 @@ import json
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 import nbformat
 from nbformat.v4.rwbase import split_lines
@@ -23,63 +24,64 @@ from lecturekit.words import bengali_date
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!<>|~^$&:\"'@=%])")
 
 
-def _as_text(value):
+def _as_text(value: str) -> str:
     """An inline value is text: escape what markdown (or HTML) would otherwise interpret."""
     return _MARKDOWN_SPECIAL.sub(r"\\\1", value)
 
 
-def _claims(block, ran, project_root):
+def _claims(block: qmd.Markdown, ran: list[ClaimResult], project_root: Path) -> list[ClaimResult]:
     """Claim results with today's sentence and line: a cached execution may predate a prose edit."""
     return [ClaimResult(claim.sentence, claim.expr, os.path.relpath(block.file, project_root), claim.line,
-                        result["ok"], result.get("error"))
+                        result.ok, result.error)
             for claim, result in zip(block.claims, ran)]
 
 
 VERSION_NAMES = (("python", "Python"), ("torch", "PyTorch"), ("numpy", "NumPy"))
 
 
-def provenance(results):
+def provenance(environment: Environment) -> dict[str, str]:
     """What the handout's cover says about the outputs: when they were made and by which versions.
     It goes into the front matter, so `quarto render` of the notebook shows it too."""
-    meta = {}
-    versions = results.get("versions") or {}
+    meta: dict[str, str] = {}
+    versions = environment.versions or {}
     text = " · ".join(f"{name} {versions[key]}" for key, name in VERSION_NAMES if versions.get(key))
     if text:
         meta["versions"] = text
-    if results.get("executed_at"):
-        meta["render-date"] = bengali_date(results["executed_at"])
+    if environment.executed_at:
+        meta["render-date"] = bengali_date(environment.executed_at)
     return meta
 
 
-def executed_notebook(lecture, results, project_root):
-    """Build the executed notebook from the parsed lecture and the execution results."""
+def executed_notebook(lecture: qmd.Lecture, execution: Execution, project_root: Path) -> Any:
+    """Build the executed notebook from the parsed lecture and its execution record. Places, code and
+    sentences are today's lecture's (a cached execution may predate a prose edit); outputs, values
+    and results are the record's."""
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.metadata["language_info"] = {"name": "python"}
     # Defaults filled here reach both renderers (Quarto reads this raw cell as the front matter).
-    front = yaml.safe_dump({**frontmatter.with_defaults(lecture.meta, lecture.root), **provenance(results)},
+    env = execution.environment
+    front = yaml.safe_dump({**frontmatter.with_defaults(lecture.meta, lecture.root), **provenance(env)},
                            allow_unicode=True, sort_keys=False, width=1000)
     nb.cells.append(nbformat.v4.new_raw_cell(f"---\n{front}---"))
-    record = Execution(lecture.name, Environment(results.get("versions", {}), results.get("key"),
-                                                 results.get("executed_at")))
-    md_index = cell_index = 0
+    record = Execution(lecture.name, Environment(env.versions, env.key, env.executed_at))
+    prose, cells = iter(execution.prose), iter(execution.cells)
     for block in lecture.blocks:
         file = os.path.relpath(block.file, project_root)
         if isinstance(block, qmd.Markdown):
-            values = results["inline"][md_index]
-            run = ProseRun(file, block.line, [InlineValue(i.expr, v) for i, v in zip(block.inline, values)],
-                           _claims(block, results["claims"][md_index], project_root))
+            said = next(prose)
+            values = [i.value for i in said.inline]
+            run: ProseRun | CellRun = ProseRun(file, block.line, [InlineValue(i.expr, v) for i, v in zip(block.inline, values)],
+                           _claims(block, said.claims, project_root))
             cell = nbformat.v4.new_markdown_cell(qmd.replace_inline(block.text, [_as_text(v) for v in values]))
-            md_index += 1
         else:
-            ran = results["cells"][cell_index]
-            cell_index += 1
+            ran = next(cells)
             run = CellRun(file, block.line, block.label, block.heading, block.options, block.code,
-                          ran["outputs"], ran["execution_count"], ran["seconds"], ran.get("raised", False))
+                          ran.outputs, ran.execution_count, ran.seconds, ran.raised)
             cell = nbformat.v4.new_code_cell(option_lines(block.options) + block.code)
-            cell.outputs = [nbformat.from_dict(o) for o in ran["outputs"]]
-            cell.execution_count = ran["execution_count"]
-            if block.options.get("error") and ran.get("raised"):
+            cell.outputs = [nbformat.from_dict(o) for o in ran.outputs]
+            cell.execution_count = ran.execution_count
+            if block.options.get("error") and ran.raised:
                 # What Jupyter tools (nbval, Jupyter Book) read: this cell is meant to raise.
                 cell.metadata["tags"] = ["raises-exception"]
         record.runs.append(run)
@@ -92,7 +94,7 @@ def executed_notebook(lecture, results, project_root):
     return nb
 
 
-def notebook_bytes(nb):
+def notebook_bytes(nb: Any) -> bytes:
     """The notebook as written: nbformat's v4 layout (sorted keys, indent 1, multi-line text as lists
     of lines), without its schema validation, which would cost more than everything else a no-change
     rebuild does. Lists of lines matter: Quarto splits a one-string `source` into lines and joins
@@ -101,7 +103,7 @@ def notebook_bytes(nb):
     return (json.dumps(on_disk, sort_keys=True, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def write_notebook(nb, path, data=None):
+def write_notebook(nb: Any, path: Path | str, data: bytes | None = None) -> None:
     """Write atomically (a reader never sees half a notebook), and not at all when unchanged."""
     path = Path(path)
     data = notebook_bytes(nb) if data is None else data

@@ -1,8 +1,10 @@
 """The execution record: what one execution of a lecture produced, as typed records.
 
-The executed notebook carries it in its metadata (`lecture` of the notebook and of each cell): the
-execute stage puts it there (execute/notebook.py, `metadata()`), and the check reads it back (`Execution.from_notebook`)
-without parsing the sources again or pairing the lecture's blocks with notebook cells by position.
+The kernel returns it (execute/kernel.py), the cache stores its `to_json()` and gives it back with
+`from_json()` (which refuses an entry of the wrong shape), and the executed notebook carries it in
+its metadata (`lecture` of the notebook and of each cell): the execute stage puts it there
+(execute/notebook.py, `metadata()`), and the check reads it back (`Execution.from_notebook`) without
+parsing the sources again or pairing the lecture's blocks with notebook cells by position.
 """
 from __future__ import annotations
 
@@ -10,15 +12,40 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+# JSON data: a mapping of names to values.
+JSON = dict[str, Any]
+
 import yaml
+
+
+class RecordShapeError(ValueError):
+    """A stored record (a cache entry) that is not the shape `to_json` writes."""
+
+
+def _require(ok: bool, problem: str) -> None:
+    if not ok:
+        raise RecordShapeError(problem)
+
+
+def _list_of(value: Any, kind: type | tuple[type, ...]) -> bool:
+    return isinstance(value, list) and all(isinstance(item, kind) for item in value)
 
 
 @dataclass(frozen=True)
 class Environment:
     """What the outputs came from: versions and what the kernel found, the cache key, when."""
-    versions: dict = field(default_factory=dict)
+    versions: JSON = field(default_factory=dict)
     key: str | None = None
     executed_at: int | None = None
+
+    def to_json(self) -> JSON:
+        return {"versions": self.versions, "key": self.key, "executed_at": self.executed_at}
+
+    @classmethod
+    def from_json(cls, data: Any) -> Environment:
+        _require(isinstance(data, dict) and isinstance(data.get("versions"), dict),
+                 "'environment' is not a mapping with versions")
+        return cls(data["versions"], data.get("key"), data.get("executed_at"))
 
 
 @dataclass
@@ -28,9 +55,9 @@ class CellRun:
     line: int
     label: str | None
     heading: str
-    options: dict
+    options: JSON
     code: str
-    outputs: list = field(default_factory=list)
+    outputs: list[JSON] = field(default_factory=list)
     execution_count: int | None = None
     seconds: float = 0.0
     raised: bool = False
@@ -44,9 +71,24 @@ class CellRun:
         """Output switched off (output: false / include: false): nothing to check."""
         return self.options.get("output") is False or self.options.get("include") is False
 
-    def metadata(self) -> dict:
+    def metadata(self) -> JSON:
         return {"file": self.file, "line": self.line, "label": self.label, "heading": self.heading,
                 "options": self.options, "seconds": self.seconds, "raised": self.raised}
+
+    def to_json(self) -> JSON:
+        return {"kind": "cell", **self.metadata(), "code": self.code, "outputs": self.outputs,
+                "execution_count": self.execution_count}
+
+    @classmethod
+    def from_json(cls, data: JSON) -> CellRun:
+        _require(_list_of(data.get("outputs"), dict) and isinstance(data.get("seconds"), (int, float))
+                 and "execution_count" in data, "a cell without outputs, seconds or execution count")
+        _require(isinstance(data.get("file"), str) and isinstance(data.get("line"), int)
+                 and isinstance(data.get("options"), dict) and isinstance(data.get("code"), str),
+                 "a cell without its place, options or code")
+        return cls(data["file"], data["line"], data.get("label"), data.get("heading", ""), data["options"],
+                   data["code"], data["outputs"], data["execution_count"], data["seconds"],
+                   bool(data.get("raised")))
 
 
 @dataclass(frozen=True)
@@ -65,9 +107,15 @@ class ClaimResult:
     ok: bool
     error: Any = None  # the traceback when the expression raised
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> JSON:
         return {"sentence": self.sentence, "expr": self.expr, "file": self.file, "line": self.line,
                 "ok": self.ok, "error": self.error}
+
+    @classmethod
+    def from_json(cls, data: Any) -> ClaimResult:
+        _require(isinstance(data, dict) and "ok" in data and "file" in data, "a claim without its result")
+        return cls(data.get("sentence", ""), data.get("expr", ""), data["file"], data.get("line", 0),
+                   bool(data["ok"]), data.get("error"))
 
 
 @dataclass
@@ -78,18 +126,32 @@ class ProseRun:
     inline: list[InlineValue] = field(default_factory=list)
     claims: list[ClaimResult] = field(default_factory=list)
 
-    def metadata(self) -> dict:
+    def metadata(self) -> JSON:
         return {"file": self.file, "line": self.line,
                 "inline": [{"expr": i.expr, "value": i.value} for i in self.inline],
                 "claims": [c.as_dict() for c in self.claims]}
 
+    def to_json(self) -> JSON:
+        return {"kind": "prose", **self.metadata()}
 
-@dataclass
+    @classmethod
+    def from_json(cls, data: JSON) -> ProseRun:
+        _require(_list_of(data.get("inline"), dict) and _list_of(data.get("claims"), dict),
+                 "'inline' or 'claims' is not a list of mappings")
+        _require(all(isinstance(i.get("value"), str) for i in data["inline"]), "an inline value that is no text")
+        return cls(data.get("file", ""), data.get("line", 0),
+                   [InlineValue(i.get("expr", ""), i["value"]) for i in data["inline"]],
+                   [ClaimResult.from_json(c) for c in data["claims"]])
+
+
+@dataclass(frozen=True)
 class Execution:
-    """One lecture's execution: its runs in document order (code cells and prose) and environment."""
+    """One lecture's execution: its runs in document order (code cells and prose), its environment
+    and what it cost (`timings`: kernel start, each cell, the inline expressions)."""
     name: str
     environment: Environment
     runs: list[CellRun | ProseRun] = field(default_factory=list)
+    timings: JSON = field(default_factory=dict)
 
     @property
     def cells(self) -> list[CellRun]:
@@ -103,13 +165,31 @@ class Execution:
     def claims(self) -> list[ClaimResult]:
         return [c for p in self.prose for c in p.claims]
 
-    def metadata(self) -> dict:
+    def metadata(self) -> JSON:
         """The notebook's own `lecture` metadata (each run's goes on its cell)."""
         env = self.environment
         return {"name": self.name, "versions": env.versions, "key": env.key, "executed_at": env.executed_at}
 
+    def to_json(self) -> JSON:
+        """The whole record as JSON data: what the execution cache stores."""
+        return {"name": self.name, "environment": self.environment.to_json(),
+                "runs": [run.to_json() for run in self.runs], "timings": self.timings}
+
     @classmethod
-    def from_notebook(cls, nb) -> Execution:
+    def from_json(cls, data: Any) -> Execution:
+        """The record `to_json` wrote; RecordShapeError names what is wrong with any other data."""
+        _require(isinstance(data, dict), f"a {type(data).__name__}, not a mapping")
+        _require(_list_of(data.get("runs"), dict), "'runs' is not a list of runs")
+        _require(isinstance(data.get("timings", {}), dict), "'timings' is not a mapping")
+        runs: list[CellRun | ProseRun] = []
+        for run in data["runs"]:
+            _require(run.get("kind") in ("cell", "prose"), "a run that is neither a cell nor prose")
+            runs.append(CellRun.from_json(run) if run["kind"] == "cell" else ProseRun.from_json(run))
+        return cls(str(data.get("name", "")), Environment.from_json(data.get("environment")), runs,
+                   data.get("timings", {}))
+
+    @classmethod
+    def from_notebook(cls, nb: Any) -> Execution:
         """Read the record back from an executed notebook (the first cell is the front matter)."""
         meta = json.loads(json.dumps(nb.metadata.get("lecture", {})))
         record = cls(meta.get("name", ""), Environment(meta.get("versions") or {}, meta.get("key"),
@@ -133,7 +213,7 @@ class Execution:
         return record
 
 
-def option_lines(options: dict) -> str:
+def option_lines(options: JSON) -> str:
     """The `#|` lines a code cell of the executed notebook starts with (Quarto reads them there)."""
     # `file:` is already resolved into the code; Quarto must not load it a second time.
     kept = {k: v for k, v in options.items() if k != "file"}
@@ -143,7 +223,7 @@ def option_lines(options: dict) -> str:
     return "".join(f"#| {line}\n" for line in text.splitlines())
 
 
-def _code_of(source: str, options: dict) -> str:
+def _code_of(source: str, options: JSON) -> str:
     """The cell's code without the option lines the notebook put before it."""
     prefix = option_lines(options)
     return source[len(prefix):] if source.startswith(prefix) else source

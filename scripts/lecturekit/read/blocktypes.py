@@ -14,7 +14,7 @@ class BlockType:
     inside: tuple[str, ...] = ()  # must sit inside a div of one of these types
 
 
-def _types(owner, *names, inside=()):
+def _types(owner: str, *names: str, inside: tuple[str, ...] = ()) -> list[BlockType]:
     return [BlockType(name, owner, inside) for name in names]
 
 

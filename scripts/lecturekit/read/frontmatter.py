@@ -1,12 +1,26 @@
-"""A lecture's front matter as the products and the course page see it: only `title` is required.
+"""A lecture's front matter: split from the source (YAML, errors at their line), checked (known keys,
+no inline expressions or raw HTML), and as the products and the course page see it: only `title` is
+required.
 
 Every other key has a default, so `lectures/10-training/index.qmd` with nothing but a title renders:
 the episode number comes from the folder's `NN-` prefix and the course name from the project. Keys
 the author wrote always win; a key without a sensible default (`episodes`, `module`, `subtitle` …)
 stays absent and the templates leave its part out.
 """
+from __future__ import annotations
+
 import re
 from pathlib import Path
+from typing import Any
+
+import yaml
+
+from lecturekit.errors import LectureError
+from lecturekit.read.claims import AUTOLINK, CODE_SPAN, INLINE_EXPR, RAW_HTML
+from lecturekit.yamlio import KeyPath, key_lines, yaml_error_line, yaml_error_text
+
+# The front matter as YAML gave it.
+Meta = dict[str, Any]
 
 COURSE = "বাংলায় PyTorch"
 EPISODE_PREFIX = re.compile(r"^(\d+)(?:[-_]|$)")
@@ -18,7 +32,7 @@ def episode_from_folder(folder: str | Path) -> int | None:
     return int(match.group(1)) if match else None
 
 
-def with_defaults(meta: dict, folder: str | Path) -> dict:
+def with_defaults(meta: Meta, folder: str | Path) -> Meta:
     """The front matter with `title`, `course` and `episode` filled in where the author left them out."""
     full = dict(meta or {})
     full.setdefault("title", Path(folder).name)
@@ -27,3 +41,77 @@ def with_defaults(meta: dict, folder: str | Path) -> dict:
     if full.get("episode") is None and episode is not None:
         full["episode"] = episode
     return full
+
+
+# Top-level front-matter keys: those the products use, and Quarto's common document metadata
+# (Quarto keeps any key as metadata, so a typo would otherwise vanish without a word).
+FRONT_MATTER_KEYS = {
+    # read by the handout template, the slides or the course page
+    "title", "subtitle", "title-en", "course", "episode", "episodes", "module", "lang", "code",
+    "format", "execute",
+    # Quarto's own document metadata (names from Quarto 1.10's option schema)
+    "author", "authors", "date", "date-format", "date-modified", "description", "abstract",
+    "keywords", "subject", "categories", "institute", "affiliation", "copyright", "license",
+    "citation", "bibliography", "csl", "jupyter", "engine", "filters", "toc", "toc-depth",
+    "toc-title", "number-sections", "draft", "order", "image", "pagetitle", "title-prefix",
+    "crossref", "lightbox", "metadata-files",
+}
+
+
+def front_matter_lines(text: str) -> dict[KeyPath, int]:
+    """key_lines of a .qmd's front matter, as lines of the .qmd."""
+    lines = text.split("\n")
+    if not lines or lines[0].strip() != "---":
+        return {}
+    end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), len(lines))
+    return key_lines("\n".join(lines[1:end]), first_line=2)
+
+
+def check_front_matter(meta: Meta, meta_lines: dict[KeyPath, int], index: Path) -> None:
+    """Unknown top-level keys are errors at their line (Quarto would keep a mistyped key as metadata
+    nobody reads). `format:` is the write stage's: write/formats.py checks its names and options."""
+    for key in meta:
+        if key not in FRONT_MATTER_KEYS:
+            raise LectureError(f"front-matter key '{key}' is neither used by the products nor a Quarto "
+                               f"document option (typo?)", index, meta_lines.get((key,)))
+    _check_meta_text(meta, (), meta_lines, index)
+
+
+def _check_meta_text(value: object, key_path: KeyPath, meta_lines: dict[KeyPath, int], index: Path) -> None:
+    """Front-matter text goes into both products as it is: an inline `{python}` there would run
+    under Quarto only, and raw HTML would run in the deck only."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _check_meta_text(item, key_path + (str(key),), meta_lines, index)
+    elif isinstance(value, list):
+        for item in value:
+            _check_meta_text(item, key_path, meta_lines, index)
+    elif isinstance(value, str):
+        line = next((meta_lines[key_path[:n]] for n in range(len(key_path), 0, -1)
+                     if key_path[:n] in meta_lines), None)
+        name = ": ".join(key_path)
+        if INLINE_EXPR.search(value):
+            raise LectureError(f"'{name}' holds an inline `{{python}}` expression; the front matter is not "
+                               "executed (write the value, or put the sentence in the prose)", index, line)
+        html = RAW_HTML.search(AUTOLINK.sub("", CODE_SPAN.sub("", value)))
+        if html:
+            raise LectureError(f"'{name}' holds raw HTML '{html.group(0)[:40]}', outside the supported subset",
+                               index, line)
+
+
+def split_front_matter(text: str, path: Path) -> tuple[Meta, str, int]:
+    """Return (metadata, body, first body line number)."""
+    lines = text.split("\n")
+    if not lines or lines[0].strip() != "---":
+        return {}, text, 1
+    for i in range(1, len(lines)):
+        if lines[i].strip() in ("---", "..."):
+            try:
+                meta = yaml.safe_load("\n".join(lines[1:i])) or {}
+            except yaml.YAMLError as err:
+                raise LectureError(f"malformed YAML front matter: {yaml_error_text(err)}",
+                                   path, yaml_error_line(err) + 2) from None
+            if not isinstance(meta, dict):
+                raise LectureError("front matter must be a YAML mapping", path, 2)
+            return meta, "\n".join(lines[i + 1:]), i + 2
+    raise LectureError("front matter opened with '---' is never closed", path, 1)

@@ -36,7 +36,7 @@ Converter = Callable[[Any, Path], list[str]]
 
 # ---- option converters ----------------------------------------------------------------------------
 
-def _listed(value: Any) -> list:
+def _listed(value: Any) -> list[Any]:
     return value if isinstance(value, list) else [value]
 
 
@@ -316,16 +316,16 @@ FORMATS: dict[str, Format] = {f.name: f for f in (REVEALJS, TYPST)}
 
 # ---- options from _quarto.yml and the front matter -------------------------------------------------
 
-def _options(formats: Any, fmt: Format) -> dict:
+def _options(formats: Any, fmt: Format) -> dict[str, Any]:
     """One format's options from a `format:` mapping (`revealjs: default` means none)."""
     options = (formats or {}).get(fmt.name)
     return options if isinstance(options, dict) else {}
 
 
-def option_sources(project: Project, lecture: Lecture, fmt: Format) -> dict[str, tuple[Any, Path, int | None]]:
+def option_sources(project: Project, lecture: Lecture, fmt: Format) -> dict[str, tuple[Any, Path | None, int | None]]:
     """Each option of a format with its value and where it is set: the format's defaults (Quarto's),
     _quarto.yml's options, then the lecture's own front matter on top (as Quarto merges them)."""
-    found = {key: (value, None, None) for key, value in fmt.defaults.items()}
+    found: dict[str, tuple[Any, Path | None, int | None]] = {key: (value, None, None) for key, value in fmt.defaults.items()}
     for config, path, lines in ((project.config, project.config_path, project.config_lines),
                                 (lecture.meta, lecture.index, lecture.meta_lines)):
         for key, value in _options(config.get("format"), fmt).items():
@@ -333,7 +333,7 @@ def option_sources(project: Project, lecture: Lecture, fmt: Format) -> dict[str,
     return found
 
 
-def check_format_names(formats: object, path: Path, lines: dict[tuple, int]) -> None:
+def check_format_names(formats: object, path: Path, lines: dict[tuple[str, ...], int]) -> None:
     """A `format:` mapping (of _quarto.yml or a front matter) names only formats of the table, each
     with a mapping of options (or `default`): Quarto would write a product for `format: pdf` that we
     never do."""

@@ -22,7 +22,11 @@ def display_doc_title(pdf: Path) -> None:
     if not tail:
         raise LectureError("the handout PDF has no classic trailer to update (DisplayDocTitle)", pdf)
     trailer, prev = tail.group(1), int(tail.group(2))
-    number, generation = re.search(rb"/Root (\d+) (\d+) R", trailer).groups()
+    root = re.search(rb"/Root (\d+) (\d+) R", trailer)
+    size_field = re.search(rb"/Size (\d+)", trailer)
+    if not root or not size_field:
+        raise LectureError("the handout PDF's trailer names no catalog or size (DisplayDocTitle)", pdf)
+    number, generation = root.groups()
     catalog = re.search(rb"(?:^|\s)" + number + rb" " + generation + rb" obj\s*(<<.*?>>)\s*endobj", data, re.S)
     if not catalog:
         raise LectureError("the handout PDF's catalog is not a plain object (DisplayDocTitle)", pdf)
@@ -32,7 +36,7 @@ def display_doc_title(pdf: Path) -> None:
     else:
         body = body[:-2] + b"/ViewerPreferences<</DisplayDocTitle true>>>>"
     keep = b"".join(m.group(0) for m in re.finditer(rb"/(?:Info \d+ \d+ R|ID\s*\[[^\]]*\])", trailer))
-    size = re.search(rb"/Size (\d+)", trailer).group(1)
+    size = size_field.group(1)
     start = len(data) + 1
     update = b"\n" + number + b" " + generation + b" obj\n" + body + b"\nendobj\n"
     xref = len(data) + len(update)

@@ -171,6 +171,22 @@ class LectureWriter:
         return LectureError(f"typst could not compile the handout: {headline} (at line {where['line']} of "
                             f"{written.name}, made from this line)", found[0], found[1], detail=err.message)
 
+    def _filter_failure(self, stderr: str, fmt: Format) -> LectureError | None:
+        """A lecture filter's refusal names the block by its id and a line of the markdown in _build;
+        blame the lecture's own line that gives the block that id, when there is one."""
+        found = FILTER_FAILED.search(stderr)
+        if not found:
+            return None
+        message = f"lecture filter ({fmt.name}): {found['message']}"
+        if found["id"]:
+            written = re.compile("#" + re.escape(found["id"]) + r"(?![\w-])")
+            for block in self.execution.lecture.blocks:
+                match = written.search(getattr(block, "text", ""))
+                if match:
+                    line = block.line + block.text.count("\n", 0, match.start())
+                    return LectureError(message, block.file, line)
+        return LectureError(message, self.execution.lecture.index, detail=stderr.strip())
+
     def _pandoc(self, source: Path, output: Path, fmt: Format) -> None:
         run = self.children.run([pypandoc.get_pandoc_path(), str(source), *self.pandoc_args(fmt), "-o", str(output)],
                                 cwd=self.build)
@@ -178,8 +194,8 @@ class LectureWriter:
             fault = machine_fault(run.stderr)
             if fault:  # the disk, not the lecture: one line, not pandoc's backtrace
                 raise LectureError(f"cannot write {output}: {fault}")
-            raise LectureError(f"pandoc could not write the {fmt.name} product:\n{run.stderr.strip()}",
-                               self.execution.lecture.index)
+            raise self._filter_failure(run.stderr, fmt) or LectureError(
+                f"pandoc could not write the {fmt.name} product:\n{run.stderr.strip()}", self.execution.lecture.index)
         # Warnings (an unresolved @fig- reference, a missing image) are the author's to see.
         self.warnings.extend(line for line in run.stderr.splitlines() if line.strip())
 
@@ -228,6 +244,8 @@ def _replaced(entry, pairs) -> bool:
 
 
 # Typst's diagnostic: "┌─ _build/demo/demo.typ:12:5".
+# A lecture filter's refusal (common.lua's C.fail): the message, and the block's id when it has one.
+FILTER_FAILED = re.compile(r"^lecture filter: (?P<message>.*?)(?: \(#(?P<id>[^\s)]+)[^)\n]*\))?$", re.M)
 FINISH_AT = re.compile(r"┌─ (?P<file>\S+?):(?P<line>\d+):(?P<column>\d+)")
 _TYPST_WORDS = {"image", "emph", "strong", "figure", "width", "height", "block", "text", "link", "box",
                 "caption", "kind", "supplement", "label", "heading", "level", "raw", "lang"}

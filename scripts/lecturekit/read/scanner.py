@@ -1,0 +1,380 @@
+"""The line scanner: a lecture's body (includes followed) into markdown runs and python cells, each
+checked against the supported subset with its file and line.
+"""
+from __future__ import annotations
+
+import glob
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from lecturekit.errors import LectureError
+from lecturekit.fsutil import read_source
+from lecturekit.read.blocktypes import DIV_CLASSES, REQUIRED_PARENT
+from lecturekit.read.claims import (AUTOLINK, CODE_SPAN, INLINE_EXPR, RAW_HTML, Claim, Inline, claim_expressions,
+                                    inline_expressions)
+from lecturekit.read.frontmatter import split_front_matter
+from lecturekit.yamlio import key_lines, yaml_error_line, yaml_error_text
+
+# Cell options the renderer understands (Quarto spellings), and what each must hold.
+CELL_OPTIONS: dict[str, type | tuple[type, ...]] = {
+    "label": str,
+    "echo": bool,
+    "eval": bool,
+    "output": bool,
+    "error": bool,
+    "include": bool,
+    "fig-cap": str,
+    "fig-alt": str,
+    "fig-width": (int, float),  # inches
+    "fig-height": (int, float),
+    "code-line-numbers": (str, bool),
+    "file": str,
+    # Our own (Quarto keeps unknown cell options as metadata):
+    "timeout": (int, float),  # seconds this cell may run
+    "tolerance": (int, float, str, dict),  # numeric tolerance for the output check
+}
+
+FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})\s*(?P<info>.*?)\s*$")
+EXEC_INFO = re.compile(r"^\{(?P<engine>[A-Za-z0-9_]+)(?P<rest>[^}]*)\}$")
+DIV_OPEN = re.compile(r"^(?P<colons>:{3,})\s*(?P<attrs>\{[^}]*\}|[A-Za-z][\w-]*)\s*:*\s*$")
+DIV_CLOSE = re.compile(r"^:{3,}\s*$")
+INCLUDE = re.compile(r"^\{\{<\s*include\s+(?P<path>\S+)\s*>\}\}\s*$")
+SHORTCODE = re.compile(r"\{\{<")
+HEADING = re.compile(r"^(?P<hashes>#{1,6})\s+(?P<text>.*?)\s*$")
+HEADING_ID = re.compile(r"\{[^}]*#[\w:.-]+[^}]*\}\s*$")
+CLASS_TOKEN = re.compile(r"(?:^|\s)\.([\w-]+)")
+# A label names the cell's figure files (figures/<lecture>/<label>.svg) and its anchor: only names
+# that are one plain file name and a valid id.
+LABEL = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*")
+LABEL_RULE = "ASCII letters, digits, '-' and '_'"
+# Markdown images `![caption](path)` and figure references `@fig-name` in prose.
+IMAGE = re.compile(r"!\[(?:[^\]\\]|\\.)*\]\(\s*<?(?P<path>[^)\s>]+)")
+FIG_REF = re.compile(r"(?<![\w@])@(?P<id>fig-[^\s\[\];,()]*?)(?=[.,;:!?।)\]]*(?:\s|$))")
+
+
+@dataclass
+class Markdown:
+    text: str
+    file: Path
+    line: int
+    # Parsed once here; the cache key, the kernel and the notebook writer read these records.
+    inline: list[Inline] = field(default_factory=list)
+    claims: list[Claim] = field(default_factory=list)
+
+    def line_of(self, needle: str) -> int:
+        """Source line of the first line of this run that contains needle (else the run's first)."""
+        lines = self.text.split("\n")
+        return self.line + next((i for i, text in enumerate(lines) if needle in text), 0)
+
+
+def markdown_block(text: str, file: Path, line: int) -> Markdown:
+    """A prose run with its inline expressions and claims. ValueError: a malformed claim."""
+    block = Markdown(text, file, line)
+    block.inline = [Inline(expr, block.line_of(expr)) for expr in inline_expressions(text)]
+    block.claims = [Claim(sentence, expr, block.line_of(expr)) for sentence, expr in claim_expressions(text)]
+    return block
+
+
+@dataclass
+class Cell:
+    code: str
+    options: dict[str, Any]
+    file: Path
+    line: int  # line of the opening fence
+    heading: str = ""  # nearest heading above, for reports
+
+    @property
+    def label(self) -> str | None:
+        label: str | None = self.options.get("label")
+        return label
+
+
+# A lecture's body is a list of these, in document order.
+Block = Markdown | Cell
+
+
+class Scanner:
+    """Line scanner in the manner of jupytext: markdown runs between executable cells."""
+
+    def __init__(self, blocks: list[Block], project_root: Path):
+        self.blocks = blocks  # the scan appends to it
+        self.project_root = project_root
+        self.heading = ""
+
+    def _inside_project(self, target: Path, name: str, path: Path, lineno: int) -> Path:
+        if not target.is_relative_to(self.project_root):
+            raise LectureError(f"{name} is outside the project ({self.project_root}); "
+                               "a lecture may only use files inside it", path, lineno)
+        return target
+
+    def scan(self, text: str, path: Path, first_line: int, chain: tuple[Path, ...]) -> None:
+        lines = text.split("\n")
+        run: list[str] = []
+        run_start: int | None = None
+        divs: list[_Div] = []  # open fenced divs, innermost last
+        closed: list[_Div] = []  # closed ones, in the order they closed (to find a ':::' that came too early)
+        i = 0
+
+        def flush() -> None:
+            nonlocal run, run_start
+            if run and run_start is not None and "".join(run).strip():
+                text = "\n".join(run)
+                # Leading blank lines would put the block's line above its first sentence.
+                blank_lines = len(text) - len(text.lstrip("\n"))
+                try:
+                    block = markdown_block(text.strip("\n") + "\n", path, run_start + blank_lines)
+                except ValueError as err:
+                    offset = text[:text.find(".claim")].count("\n")
+                    raise LectureError(str(err), path, run_start + offset) from None
+                self._check_prose(block, path)
+                self.blocks.append(block)
+            run, run_start = [], None
+
+        while i < len(lines):
+            line = lines[i]
+            lineno = first_line + i
+            fence = FENCE.match(line)
+            if fence:
+                info = fence["info"]
+                end = _closing_fence(lines, i, fence["fence"])
+                if end is None:
+                    raise LectureError(f"code fence {fence['fence']} opened here is never closed", path, lineno)
+                exec_info = EXEC_INFO.match(info)
+                if exec_info:
+                    if exec_info["engine"] != "python":
+                        raise LectureError(f"only python cells are supported, not {{{exec_info['engine']}}}",
+                                           path, lineno)
+                    flush()
+                    self.blocks.append(self._cell(lines[i + 1:end], path, lineno))
+                else:
+                    if re.match(r"^\{=", info):
+                        raise LectureError(f"raw blocks ({info}) are outside the supported subset", path, lineno)
+                    if run_start is None:
+                        run_start = lineno
+                    run.extend(lines[i:end + 1])
+                i = end + 1
+                continue
+            include = INCLUDE.match(line)
+            if include:
+                flush()
+                target = self._inside_project((path.parent / include["path"]).resolve(), include["path"],
+                                              path, lineno)
+                if target in chain:
+                    raise LectureError(f"include cycle through {include['path']}", path, lineno)
+                body = read_source(target, path, lineno)
+                meta, body, first = split_front_matter(body, target)
+                self.scan(body, target, first, chain + (target,))
+                i += 1
+                continue
+            if SHORTCODE.search(line):
+                raise LectureError("only the {{< include >}} shortcode is supported", path, lineno)
+            self._check_inline(line, path, lineno)
+            opened = DIV_OPEN.match(line)
+            if opened:
+                div = _Div(opened["colons"], lineno, self._check_div(opened["attrs"], path, lineno))
+                _check_nesting(div, divs, closed, path)
+                divs.append(div)
+            elif DIV_CLOSE.match(line):
+                if not divs:
+                    _stray_close(line.strip(), lineno, closed, path)
+                div = divs.pop()
+                div.closed_at, div.close_colons = lineno, line.strip()
+                closed.append(div)
+            heading = HEADING.match(line)
+            if heading:
+                if not HEADING_ID.search(heading["text"]):
+                    raise LectureError("heading needs an explicit id, e.g. '## শিরোনাম {#sec-name}' "
+                                       "(automatic ids drop Bengali vowel signs)", path, lineno)
+                self.heading = HEADING_ID.sub("", heading["text"]).strip()
+            if run_start is None:
+                run_start = lineno
+            run.append(line)
+            i += 1
+        if divs:
+            raise LectureError("fenced div ':::' opened here is never closed", path, divs[-1].line)
+        flush()
+
+    def _cell(self, body: list[str], path: Path, lineno: int) -> Cell:
+        option_lines: list[str] = []
+        for line in body:
+            if line.startswith("#|"):
+                option_lines.append(line[2:].lstrip() if line[2:3] == " " else line[2:])
+            else:
+                break
+        code_lines = body[len(option_lines):]
+        try:
+            options = yaml.safe_load("\n".join(option_lines)) or {} if option_lines else {}
+        except yaml.YAMLError as err:
+            raise LectureError(f"malformed '#|' cell options: {yaml_error_text(err)}", path,
+                               lineno + 1 + yaml_error_line(err)) from None
+        if not isinstance(options, dict):
+            raise LectureError("'#|' cell options must be 'key: value' lines", path, lineno + 1)
+        # Each option is blamed on its own '#|' line.
+        lines = key_lines("\n".join(option_lines), first_line=lineno + 1)
+        for key, value in options.items():
+            at = lines.get((str(key),), lineno + 1)
+            kind = CELL_OPTIONS.get(key)
+            if kind is None:
+                raise LectureError(f"cell option '{key}' is outside the supported subset "
+                                   f"({', '.join(sorted(CELL_OPTIONS))})", path, at)
+            allowed = kind if isinstance(kind, tuple) else (kind,)
+            if not isinstance(value, kind) or (isinstance(value, bool) and bool not in allowed):
+                raise LectureError(f"cell option '{key}' has the wrong type: {value!r}", path, at)
+        label = options.get("label")
+        if label is not None and not LABEL.fullmatch(label):
+            raise LectureError(f"cell label '{label}' may hold only {LABEL_RULE} (it names the cell's "
+                               "figure files and its anchor)", path, lines.get(("label",), lineno + 1))
+        if isinstance(options.get("tolerance"), str):
+            # YAML reads 1e-6 (no decimal point) as a string; it is still a number.
+            try:
+                options["tolerance"] = float(options["tolerance"])
+            except ValueError:
+                raise LectureError(f"cell option 'tolerance' must be a number or {{rel, abs}}: "
+                                   f"{options['tolerance']!r}", path, lines.get(("tolerance",), lineno + 1)) from None
+        code = "\n".join(code_lines).strip("\n")
+        if "file" in options:
+            source = self._inside_project((path.parent / options["file"]).resolve(), options["file"],
+                                          path, lineno)
+            if code.strip():
+                raise LectureError("a cell with 'file:' must have no code of its own", path, lineno)
+            code = read_source(source, path, lineno).strip("\n")
+        return Cell(code=code, options=options, file=path, line=lineno, heading=self.heading)
+
+    def _check_prose(self, block: Markdown, path: Path) -> None:
+        """Images stay inside the project; raw HTML is refused (the deck would run it, the handout
+        drop it)."""
+        for lineno, line in prose_lines(block):
+            for match in IMAGE.finditer(line):
+                self._check_image(match["path"], path, lineno)
+            html = RAW_HTML.search(AUTOLINK.sub("", line))
+            if html:
+                raise LectureError(f"raw HTML '{html.group(0)[:40]}' in prose is outside the supported subset "
+                                   "(write markdown; to show the characters, put them in `code`)", path, lineno)
+
+    def _check_image(self, target: str, path: Path, lineno: int) -> None:
+        from urllib.parse import unquote, urlparse
+        if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", target) and not target.startswith("file:"):
+            return  # a URL, not a file of the machine
+        name = unquote(urlparse(target).path if target.startswith("file:") else target.split("#")[0])
+        folder = path.parent
+        candidate = Path(name) if Path(name).is_absolute() else folder / name
+        # The image itself and, for a name without suffix, the files the formats pick (.svg, .pdf …).
+        for found in [candidate, *candidate.parent.glob(glob.escape(candidate.name) + ".*")] if candidate.parent.is_dir() else [candidate]:
+            self._inside_project(found.resolve(), f"image {target}", path, lineno)
+
+    @staticmethod
+    def _check_inline(line: str, path: Path, lineno: int) -> None:
+        for match in INLINE_EXPR.finditer(line):
+            if match["engine"] != "python":
+                raise LectureError(f"inline `{{{match['engine']}}}` expressions are not supported", path, lineno)
+
+    @staticmethod
+    def _check_div(attrs: str, path: Path, lineno: int) -> list[str]:
+        if attrs.startswith("{"):
+            classes: list[str] = CLASS_TOKEN.findall(attrs[1:-1])
+        else:
+            classes = [attrs]
+        for cls in classes:
+            if cls not in DIV_CLASSES:
+                raise LectureError(f"div class '.{cls}' is outside the supported subset", path, lineno)
+        return classes
+
+
+@dataclass
+class _Div:
+    colons: str
+    line: int
+    classes: list[str]
+    closed_at: int | None = None
+    close_colons: str = ""
+
+    def describe(self) -> str:
+        return f"'{self.colons} {{.{' .'.join(self.classes)}}}' (line {self.line})" if self.classes else \
+            f"the div opened at line {self.line}"
+
+
+def _check_nesting(div: _Div, divs: list[_Div], closed: list[_Div], path: Path) -> None:
+    """An .answer outside any .exercise usually means the exercise's ':::' came too early: blame
+    that ':::', not the stray one the reader would otherwise be sent to at the end."""
+    for cls in div.classes:
+        parents = REQUIRED_PARENT.get(cls)
+        if not parents or any(set(parents) & set(d.classes) for d in divs):
+            continue
+        wanted = " or ".join(f".{p}" for p in parents)
+        early = next((d for d in reversed(closed) if set(parents) & set(d.classes)), None)
+        if early is not None:
+            raise LectureError(f"this ':::' closes {early.describe()} too early: its .{cls} at line {div.line} "
+                               f"is left outside it (a .{cls} belongs inside a {wanted})", path, early.closed_at)
+        raise LectureError(f"a .{cls} belongs inside a {wanted}", path, div.line)
+
+
+def _stray_close(colons: str, lineno: int, closed: list[_Div], path: Path) -> None:
+    """A ':::' with nothing to close: an earlier ':::' closed a div too early. When the author wrote
+    the fences with distinct widths, the close narrower than its opening is that one."""
+    early = next((d for d in reversed(closed) if len(d.close_colons) < len(d.colons)), None)
+    if early is not None:
+        raise LectureError(f"this '{early.close_colons}' closes {early.describe()} too early: the "
+                           f"'{colons}' at line {lineno} is left with nothing to close", path, early.closed_at)
+    hint = f" (the last div closed before it: {closed[-1].describe()}, closed at line {closed[-1].closed_at})" \
+        if closed else ""
+    raise LectureError(f"':::' closes a div that was never opened{hint}", path, lineno)
+
+
+def _closing_fence(lines: list[str], start: int, fence: str) -> int | None:
+    char, width = fence[0], len(fence)
+    for j in range(start + 1, len(lines)):
+        stripped = lines[j].strip()
+        if stripped and set(stripped) == {char} and len(stripped) >= width:
+            return j
+    return None
+
+
+def prose_lines(block: Markdown) -> Iterator[tuple[int, str]]:
+    """(source line, text) of a markdown run's prose: code blocks left out, code spans blanked."""
+    fence = None
+    for offset, line in enumerate(block.text.split("\n")):
+        opened = FENCE.match(line)
+        if fence is None and opened:
+            fence = opened["fence"]
+            continue
+        if fence is not None:
+            if line.strip() and set(line.strip()) == {fence[0]} and len(line.strip()) >= len(fence):
+                fence = None
+            continue
+        yield block.line + offset, CODE_SPAN.sub(lambda m: " " * len(m.group(0)), line)
+
+
+def _check_figure_references(blocks: list[Block], labels: dict[str, Cell]) -> None:
+    """Every `@fig-…` names a cell's figure (a Bengali case ending may follow: `@fig-tree-এ`)."""
+    figures = {label for label in labels if label.startswith("fig-")}
+    for block in blocks:
+        if not isinstance(block, Markdown):
+            continue
+        for lineno, line in prose_lines(block):
+            for match in FIG_REF.finditer(line):
+                ref = match["id"]
+                if ref in figures or any(ref.startswith(label + "-") for label in figures):
+                    continue
+                known = ", ".join(sorted(figures)) or "none"
+                raise LectureError(f"@{ref} refers to no figure (the lecture's fig- labels: {known})",
+                                   block.file, lineno)
+
+
+def check_labels(blocks: list[Block]) -> None:
+    """Cell labels are unique, and every `@fig-…` names a figure cell."""
+    seen: dict[str, Cell] = {}
+    for cell in (b for b in blocks if isinstance(b, Cell)):
+        label = cell.label
+        if label is None:
+            continue
+        if label in seen:
+            first = seen[label]
+            raise LectureError(f"duplicate cell label '{label}' (first used at {first.file}:{first.line})",
+                               cell.file, cell.line, label)
+        seen[label] = cell
+    _check_figure_references(blocks, seen)
