@@ -154,10 +154,20 @@ def test_products_where_the_readme_says_and_nothing_else_changed(from_notebooks,
     assert (project / "_output" / "index.html").read_bytes() == (rendered / "index.html").read_bytes()
     assert sorted(p.name for p in (project / "_output" / lecture).iterdir()) == \
         sorted(p.name for p in (rendered / lecture).iterdir())
+    # The viewer shows the handout's title (DisplayDocTitle), as in ours.
+    assert viewer_preferences(project / "_output" / lecture / "handout.pdf").get("DisplayDocTitle") is True
     # Quarto's own folder layout is gone, and Quarto did not touch the sources' folder or .gitignore.
     assert not (project / "_output" / "_build").exists()
     assert not list((project / "lectures").rglob("*.html")), "Quarto wrote into lectures/"
     assert not (project / ".gitignore").exists() or "quarto" not in (project / ".gitignore").read_text()
+
+
+def viewer_preferences(pdf: Path) -> dict:
+    from pdfminer.pdfdocument import PDFDocument
+    from pdfminer.pdfparser import PDFParser
+    from pdfminer.pdftypes import resolve1
+    with open(pdf, "rb") as f:
+        return resolve1(PDFDocument(PDFParser(f)).catalog.get("ViewerPreferences")) or {}
 
 
 def test_quarto_log_has_no_warning(from_notebooks):
