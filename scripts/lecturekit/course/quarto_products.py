@@ -291,6 +291,8 @@ def preview_settings(project: Project, on: bool) -> None:
     except OSError:
         lines = []
     kept = [line for line in lines if PREVIEW_MARK not in line]
+    if not any(line.strip() and not line.lstrip().startswith("#") for line in kept):
+        kept = ["project:\n", "  render: []\n"]  # Quarto rejects an empty metadata file
     if on:
         kept += [f"execute:  {PREVIEW_MARK}\n", f"  enabled: false  {PREVIEW_MARK}\n"]
     if kept != lines:
