@@ -61,15 +61,21 @@ class PreviewDeck:
         try:
             execution = execute_lecture(self.project, self.lecture_dir, versions=self.versions, write=False,
                                         progress=lambda line: self.say(line))
-            LectureWriter(self.preview, execution).write(REVEALJS)
+            executed = time.perf_counter()
+            writer = LectureWriter(self.preview, execution)
+            writer.write(REVEALJS)
+            written = time.perf_counter()
             self._add_reload_script()
         except LectureError as err:
             self.say(f"error: {err}")
             return False
+        done = time.perf_counter()
         how = "executed" if not execution.from_cache else "from the cache"
-        self.say(f"[{self.lecture_dir.name}] deck written in {time.perf_counter() - started:.2f} s ({how})")
+        stages = {"execute": executed - started, **{k.split()[0]: v for k, v in writer.timings.items()},
+                  "reload": done - written}
+        self.say(f"[{self.lecture_dir.name}] deck written in {done - started:.2f} s ({how}): "
+                 + ", ".join(f"{k} {v:.2f} s" for k, v in stages.items()))
         return True
-
 
     def _drop_quartos_touch(self) -> None:
         """`quarto preview <lecture>/index.qmd` touches the page it rendered once this server is up,
