@@ -384,19 +384,27 @@ def bench_preview(args: argparse.Namespace, tmp: Path, lecture: str) -> dict[str
                 page.wait_for_function("() => !!window.LiveReload", timeout=60_000)
                 deck_text = " ".join(page.evaluate("document.body.textContent").split())
 
+                sources = " ".join(" ".join(f.read_text(encoding="utf-8").split())
+                                   for f in (project / "lectures" / lecture).glob("*.qmd"))
+
                 def in_the_deck(line: str) -> bool:
-                    return " ".join(line.split()) in deck_text
+                    """Once in the deck and once in the sources: the deck shows this very line (a
+                    sentence the handout has too, in a block of its own, would never change it)."""
+                    words = " ".join(line.split())
+                    return deck_text.count(words) == 1 and sources.count(words) == 1
 
                 for n in range(PREVIEW_EDITS):
                     time.sleep(1.5)  # an author's pause between saves
                     words = f"(সম্পাদনা {n + 1})"
                     source, text = prose_edit(project, lecture, f" {words}", in_the_deck)
+                    print(f"  edit {n + 1}: {source.name}", flush=True)
                     saved = time.perf_counter()
                     source.write_text(text, encoding="utf-8")
                     page.wait_for_function(f"() => document.readyState === 'complete' && window.Reveal && "
-                                           f"Reveal.isReady() && document.body.textContent.includes({words!r})",
+                                           f"Reveal.isReady() && document.body.textContent.replace(/\\s+/g, ' ').includes({words!r})",
                                            timeout=120_000)
                     visible.append(time.perf_counter() - saved)
+                    print(f"  edit {n + 1} ({source.name}): on screen after {visible[-1]:.2f} s", flush=True)
                 browser.close()
         finally:
             server.terminate()

@@ -141,8 +141,40 @@ def serve(decks: list[PreviewDeck], host: str, port: int, parent: int | None = N
             ioloop.PeriodicCallback(callback, POLL_MS).start()
             return True
 
+        def is_file_changed(self, path, ignore=None):
+            """livereload's, with the size beside the time: an editor's save (truncate, then write)
+            can land within one tick of the file-system clock, and the deck would keep what was read
+            halfway through it."""
+            if not os.path.isfile(path) or self.ignore(path) or (ignore and ignore(path)):
+                return False
+            stat = os.stat(path)
+            state = (stat.st_mtime_ns, stat.st_size)
+            known = self._task_mtimes.get(path)
+            self._new_mtimes[path] = state
+            if known is None:
+                self.filepath = path
+                return stat.st_mtime > self._start
+            if known != state:
+                self.filepath = path
+                return True
+            return False
+
     # livereload drops a change that comes within 3 s of the last reload; an author saves more often.
     LiveReloadHandler.DEFAULT_RELOAD_TIME = 0.2
+    pending: list[str] = []
+
+    def poll_tasks(cls):
+        """livereload's, except that a rebuilt deck is announced once a browser is there to hear it:
+        livereload drops it when the browser is itself reloading (not connected for a moment, after
+        the save before) or was reloaded a moment ago, and the screen would keep the older deck."""
+        filepath, delay = cls.watcher.examine()  # runs the builds of what changed
+        if filepath and delay != "forever":
+            pending[:] = [filepath]
+        if pending and cls.waiters and time.time() - cls._last_reload_time >= cls.DEFAULT_RELOAD_TIME:
+            cls.watcher.filepath = pending.pop()
+            cls.reload_waiters()
+
+    LiveReloadHandler.poll_tasks = classmethod(poll_tasks)
     server = Server(watcher=QuickWatcher())
     for deck in decks:
         for path in lecture_paths(deck.lecture_dir):
