@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -39,12 +40,26 @@ class PreviewProject(Project):
         return self.root / "_build" / PREVIEW
 
 
+def linking_writer(project: Project, execution):
+    """The lecture's writer, except that the deck links its resources (reveal.js, fonts, KaTeX,
+    figures) where they lie in the project instead of embedding them: pandoc does less, the deck
+    is a tenth of the size, and the browser reloads only the page, not every font again."""
+    from lecturekit.write.writers import LectureWriter
+
+    class LinkingWriter(LectureWriter):
+        def pandoc_args(self, fmt):
+            return [arg for arg in super().pandoc_args(fmt) if arg != "--embed-resources"]
+
+    return LinkingWriter(project, execution)
+
+
 class PreviewDeck:
     """One lecture's preview deck, rebuilt on demand."""
 
     def __init__(self, project: Project, lecture_dir: Path, say=print, quarto: bool = False):
         from lecturekit.execute import cache
         self.project, self.lecture_dir, self.say, self.quarto = project, lecture_dir, say, quarto
+        self.builds = 0  # decks written (the server tells the browser after each)
         self.versions = cache.environment_versions()
         self.preview = PreviewProject(project.root)
         self.path = self.preview.output_dir / lecture_dir.name / "slides.html"
@@ -54,7 +69,6 @@ class PreviewDeck:
         """Write the deck; on a bad source, say where and keep the last good deck."""
         from lecturekit.execute.build import execute_lecture
         from lecturekit.write.formats import REVEALJS
-        from lecturekit.write.writers import LectureWriter
         started = time.perf_counter()
         if self.quarto:
             self._drop_quartos_touch()
@@ -62,7 +76,7 @@ class PreviewDeck:
             execution = execute_lecture(self.project, self.lecture_dir, versions=self.versions, write=False,
                                         progress=lambda line: self.say(line))
             executed = time.perf_counter()
-            writer = LectureWriter(self.preview, execution)
+            writer = linking_writer(self.preview, execution)
             writer.write(REVEALJS)
             written = time.perf_counter()
             self._add_reload_script()
@@ -70,6 +84,7 @@ class PreviewDeck:
             self.say(f"error: {err}")
             return False
         done = time.perf_counter()
+        self.builds += 1
         how = "executed" if not execution.from_cache else "from the cache"
         stages = {"execute": executed - started, **{k.split()[0]: v for k, v in writer.timings.items()},
                   "reload": done - written}
@@ -166,16 +181,47 @@ def serve(decks: list[PreviewDeck], host: str, port: int, parent: int | None = N
     def poll_tasks(cls):
         """livereload's, except that a rebuilt deck is announced once a browser is there to hear it:
         livereload drops it when the browser is itself reloading (not connected for a moment, after
-        the save before) or was reloaded a moment ago, and the screen would keep the older deck."""
-        filepath, delay = cls.watcher.examine()  # runs the builds of what changed
-        if filepath and delay != "forever":
-            pending[:] = [filepath]
+        the save before) or was reloaded a moment ago, and the screen would keep the older deck.
+        Only a build announces (livereload also took a file it saw for the first time for a change)."""
+        builds = sum(deck.builds for deck in decks)
+        filepath, _delay = cls.watcher.examine()  # runs the builds of what changed
+        if sum(deck.builds for deck in decks) != builds:
+            pending[:] = [filepath or "*"]
         if pending and cls.waiters and time.time() - cls._last_reload_time >= cls.DEFAULT_RELOAD_TIME:
             cls.watcher.filepath = pending.pop()
             cls.reload_waiters()
 
     LiveReloadHandler.poll_tasks = classmethod(poll_tasks)
-    server = Server(watcher=QuickWatcher())
+    from tornado import web
+
+    project_root = decks[0].project.root.resolve()
+
+    class ProjectServer(Server):
+        """The deck links reveal.js, fonts, KaTeX and figures by their paths in the project (pandoc
+        writes absolute paths, and paths relative to the deck's own folder): the deck is served at
+        its own absolute path, with the project's files beside it (nothing outside the project).
+        `/<lecture>/slides.html` leads there."""
+
+        def get_web_handlers(self, script):
+            import inspect
+            here = project_root.as_posix()
+            files = {"path": here}
+            if "allowed_symlink_directory" in inspect.signature(self.SFH.initialize).parameters:
+                # A folder linked into the project (node_modules in a throwaway copy) is served too.
+                files["allowed_symlink_directory"] = [here] + [
+                    str(link.resolve()) for link in project_root.iterdir() if link.is_symlink() and link.is_dir()]
+            return [(re.escape(here) + r"/(.*)", self.SFH, files),
+                    (r"/([^/]+)/slides\.html", DeckRedirect),
+                    *super().get_web_handlers(script)]
+
+    class DeckRedirect(web.RequestHandler):
+        def get(self, lecture):
+            deck = decks[0].preview.output_dir.resolve() / lecture / "slides.html"
+            if not deck.exists():
+                raise web.HTTPError(404)
+            self.redirect(deck.as_posix())
+
+    server = ProjectServer(watcher=QuickWatcher())
     for deck in decks:
         for path in lecture_paths(deck.lecture_dir):
             server.watch(path, deck.build)
