@@ -15,7 +15,10 @@ working tree, so its products do not replace the ones the other tests read.
 - Only what changed: a second `quarto render` with nothing changed writes nothing; after a prose
   edit in one of two small lectures, only that lecture's products are written again.
 - From the sources, Quarto executing the cells itself (`quarto render lectures/<lecture>/index.qmd`):
-  the same slide list and handout headings.
+  the same slide list and handout headings, in `_output/<lecture>/draft/`, with one warning line.
+- `quarto preview` (the project, and one lecture's source) serves our deck, executed by our
+  executor, and a saved prose edit shows in Chromium without reloading by hand; Quarto starts no
+  kernel and writes nothing into `_output/<lecture>/`.
 """
 import contextlib
 import os
