@@ -382,10 +382,6 @@ def bench_preview(args: argparse.Namespace, tmp: Path, lecture: str) -> dict[str
                 page = browser.new_page(viewport={"width": 1280, "height": 720})
                 page.goto(url)
                 page.wait_for_function("() => !!window.LiveReload", timeout=60_000)
-                deck_text = " ".join(page.evaluate("document.body.textContent").split())
-
-                sources = " ".join(" ".join(f.read_text(encoding="utf-8").split())
-                                   for f in (project / "lectures" / lecture).glob("*.qmd"))
 
                 def in_the_deck(line: str) -> bool:
                     """Once in the deck and once in the sources: the deck shows this very line (a
@@ -395,6 +391,9 @@ def bench_preview(args: argparse.Namespace, tmp: Path, lecture: str) -> dict[str
 
                 for n in range(PREVIEW_EDITS):
                     time.sleep(1.5)  # an author's pause between saves
+                    deck_text = " ".join(page.evaluate("document.body.textContent").split())
+                    sources = " ".join(" ".join(f.read_text(encoding="utf-8").split())
+                                       for f in (project / "lectures" / lecture).glob("*.qmd"))
                     words = f"(সম্পাদনা {n + 1})"
                     source, text = prose_edit(project, lecture, f" {words}", in_the_deck)
                     print(f"  edit {n + 1}: {source.name}", flush=True)
