@@ -58,6 +58,16 @@ def test_our_renderer_is_measured_row_by_row(bench):
     assert numbers["machine"]["cores"] >= 1 and len(numbers["machine"]["load_average_start"]) == 3
 
 
+def test_the_preview_is_measured_edit_by_edit(bench):
+    """scripts/preview: every prose edit reached the browser, from the cache, with the server's time."""
+    numbers, _table = bench
+    preview = numbers["lectures"]["01-tiny"]["preview"]
+    assert len(preview["prose_visible"]) == 5 and all(positive(v) for v in preview["prose_visible"]), preview
+    assert preview["deck_from_cache"] is True
+    assert preview["deck_seconds"] and all(positive(v) for v in preview["deck_seconds"])
+    assert all(positive(stages["pandoc"]) for stages in preview["deck_stages"]), preview["deck_stages"]
+
+
 def test_quarto_is_measured_beside_it_when_present(bench):
     numbers, _table = bench
     entry = numbers["lectures"]["01-tiny"]

@@ -125,3 +125,31 @@ def test_a_bad_edit_is_reported_and_the_last_deck_stays(server, browser):
         wait_for_text(page, "এখানে প্রথম বাক্যটি আছে।", 30_000)
     finally:
         context.close()
+
+
+def test_a_save_read_halfway_is_read_again(server, browser):
+    """An editor's save truncates, then writes; both can fall within one tick of the file-system
+    clock. The deck built from the truncated file is rebuilt once the rest is written, though the
+    file's time did not change again (livereload alone compares times only)."""
+    project, url, log = server
+    section = project.lecture / "_00-one.qmd"
+    full = section.read_text(encoding="utf-8").replace("প্রথম বাক্যটি", "পুরো বাক্যটি")
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    try:
+        page.goto(url)
+        wait_for_text(page, "এখানে প্রথম বাক্যটি আছে।", 30_000)
+        page.wait_for_function("() => !!window.LiveReload", timeout=30_000)
+        time.sleep(1)
+        builds = log.read_text(encoding="utf-8").count("deck written")
+        section.write_text("", encoding="utf-8")  # the truncate, caught by a rebuild
+        truncated = section.stat().st_mtime_ns
+        deadline = time.time() + 60
+        while log.read_text(encoding="utf-8").count("deck written") == builds:
+            assert time.time() < deadline, log.read_text(encoding="utf-8")
+            time.sleep(0.05)
+        section.write_text(full, encoding="utf-8")  # the write, within the same tick
+        os.utime(section, ns=(truncated, truncated))
+        wait_for_text(page, "এখানে পুরো বাক্যটি আছে।", 30_000)
+    finally:
+        context.close()

@@ -15,12 +15,19 @@ working tree, so its products do not replace the ones the other tests read.
 - Only what changed: a second `quarto render` with nothing changed writes nothing; after a prose
   edit in one of two small lectures, only that lecture's products are written again.
 - From the sources, Quarto executing the cells itself (`quarto render lectures/<lecture>/index.qmd`):
-  the same slide list and handout headings.
+  the same slide list and handout headings, in `_output/<lecture>/draft/`, with one warning line.
+- `quarto preview` (the project, and one lecture's source) serves our deck, executed by our
+  executor, and a saved prose edit shows in Chromium without reloading by hand; Quarto starts no
+  kernel and writes nothing into `_output/<lecture>/`.
 """
+import contextlib
 import os
 import re
 import shutil
+import signal
 import subprocess
+import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -154,10 +161,20 @@ def test_products_where_the_readme_says_and_nothing_else_changed(from_notebooks,
     assert (project / "_output" / "index.html").read_bytes() == (rendered / "index.html").read_bytes()
     assert sorted(p.name for p in (project / "_output" / lecture).iterdir()) == \
         sorted(p.name for p in (rendered / lecture).iterdir())
+    # The viewer shows the handout's title (DisplayDocTitle), as in ours.
+    assert viewer_preferences(project / "_output" / lecture / "handout.pdf").get("DisplayDocTitle") is True
     # Quarto's own folder layout is gone, and Quarto did not touch the sources' folder or .gitignore.
     assert not (project / "_output" / "_build").exists()
     assert not list((project / "lectures").rglob("*.html")), "Quarto wrote into lectures/"
     assert not (project / ".gitignore").exists() or "quarto" not in (project / ".gitignore").read_text()
+
+
+def viewer_preferences(pdf: Path) -> dict:
+    from pdfminer.pdfdocument import PDFDocument
+    from pdfminer.pdfparser import PDFParser
+    from pdfminer.pdftypes import resolve1
+    with open(pdf, "rb") as f:
+        return resolve1(PDFDocument(PDFParser(f)).catalog.get("ViewerPreferences")) or {}
 
 
 def test_quarto_log_has_no_warning(from_notebooks):
@@ -291,9 +308,14 @@ def test_quarto_executing_the_source_gives_the_same_lecture(browser, ours, tmp_p
     (ROOT / "tests" / "artifacts" / f"quarto-render-source-{lecture}.log").write_text(log, encoding="utf-8")
     assert run.returncode == 0, log[-4000:]
     assert "Executing 'index.quarto_ipynb'" in log  # Quarto ran the cells in its own kernel
-    assert warnings_in(log) == [], "\n".join(warnings_in(log))
-    deck = deck_profile(browser, project / "_output" / lecture / "slides.html")
-    handout = handout_profile(project / "_output" / lecture / "handout.pdf")
+    # Said before the kernel starts, in one line: a draft, unchecked, and where it went.
+    draft = [line for line in warnings_in(log) if "draft mode" in line]
+    assert len(draft) == 1 and f"_output/{lecture}/draft/" in draft[0] and "not checked" in draft[0], log[-4000:]
+    assert [line for line in warnings_in(log) if line not in draft] == [], "\n".join(warnings_in(log))
+    # Beside the checked products, never over them.
+    assert not (project / "_output" / lecture / "slides.html").exists()
+    deck = deck_profile(browser, project / "_output" / lecture / "draft" / "slides.html")
+    handout = handout_profile(project / "_output" / lecture / "draft" / "handout.pdf")
     assert deck.titles() == ours[0].titles()
     assert [s["notes"] for s in deck.slides] == [s["notes"] for s in ours[0].slides]
     assert deck.total("quiz_options") == ours[0].total("quiz_options")
@@ -307,6 +329,7 @@ def test_quarto_executing_the_source_gives_the_same_lecture(browser, ours, tmp_p
     assert letters(handout.text) == letters(ours[1].text)
     assert not list((project / "lectures").rglob("*.quarto_ipynb")), "Quarto's kept notebook left behind"
     assert not list((project / "lectures").rglob("*.html"))
+    assert not (project / "_output" / "lectures").exists()
 
 
 def test_quiz_answers_in_quartos_deck(browser, from_notebooks, lecture):
@@ -371,35 +394,44 @@ def test_nothing_changed_renders_nothing(from_notebooks):
     assert sorted((project / "_output").rglob("*.*")) == products
 
 
-def test_a_prose_edit_renders_that_lecture_only(project_builder):
-    """Two small lectures rendered by Quarto; a sentence changes in one: the next `quarto render`
-    writes that lecture's slides and handout again, and leaves the other's as they were."""
-    builder = project_builder
+def small_quarto_project(builder, names, sections=False):
+    """Small lectures (one cell reading a course package), with the scripts Quarto's pre- and
+    post-render run and the project's venv. `sections`: the slide lives in a section file."""
     builder.add_package("minipkg", {"__init__.py": "ANSWER = 42\n"})
     shutil.copytree(ROOT / "scripts", builder.root / "scripts",
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"))
     for name in ("pyproject.toml", "package.json"):
         shutil.copy(ROOT / name, builder.root / name)
     (builder.root / ".venv").symlink_to(ROOT / ".venv")
-    for number, name in ((1, "01-one"), (2, "02-two")):
+    slide = """
+        ## একটি স্লাইড {#sec-one}
+
+        প্রথম বাক্য।
+
+        ```{python}
+        #| label: answer
+        from minipkg import ANSWER
+        print(ANSWER)
+        ```
+
+        ::: {.notes}
+        পড়ে শোনান।
+        :::
+        """
+    for number, name in enumerate(names, 1):
         front = {"title": f"লেকচার {number}", "course": "বাংলায় PyTorch", "episode": number, "episodes": 91,
                  "module": 1}
-        builder.add_lecture(name, """
-            ## একটি স্লাইড {#sec-one}
+        if sections:
+            builder.add_lecture(name, "{{< include _01-part.qmd >}}\n", front=front, sections={"_01-part.qmd": slide})
+        else:
+            builder.add_lecture(name, slide, front=front)
+    return builder.root
 
-            প্রথম বাক্য।
 
-            ```{python}
-            #| label: answer
-            from minipkg import ANSWER
-            print(ANSWER)
-            ```
-
-            ::: {.notes}
-            পড়ে শোনান।
-            :::
-            """, front=front)
-    project = builder.root
+def test_a_prose_edit_renders_that_lecture_only(project_builder):
+    """Two small lectures rendered by Quarto; a sentence changes in one: the next `quarto render`
+    writes that lecture's slides and handout again, and leaves the other's as they were."""
+    project = small_quarto_project(project_builder, ["01-one", "02-two"])
     first = quarto(project)
     assert first.returncode == 0, (first.stdout + first.stderr)[-3000:]
     products = {p: p.stat().st_mtime_ns for p in (project / "_output").glob("0*/*")}
@@ -413,3 +445,82 @@ def test_a_prose_edit_renders_that_lecture_only(project_builder):
     assert changed == ["_output/01-one/handout.pdf", "_output/01-one/slides.html"], changed
     assert "02-two" not in "".join(line for line in log.splitlines() if "_build/" in line), log[-3000:]
     assert "বদলানো বাক্য" in (project / "_output" / "01-one" / "slides.html").read_text(encoding="utf-8")
+
+
+def free_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def quarto_preview(project: Path, *args: str):
+    """`quarto preview [ARGS] --no-browser --port N` running in `project`: (url, log path)."""
+    port = free_port()
+    env = {**os.environ, "QUARTO_PYTHON": str(ROOT / ".venv" / "bin" / "python")}
+    log_path = project / f"quarto-preview-{port}.log"
+    with open(log_path, "w", encoding="utf-8") as log:
+        # A session of its own: stopping it stops Quarto and the preview server it started.
+        process = subprocess.Popen([QUARTO, "preview", *args, "--no-browser", "--port", str(port)], cwd=project,
+                                   env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            url = f"http://127.0.0.1:{port}/"
+            deadline = time.time() + 300
+            while True:
+                try:
+                    urllib.request.urlopen(url + "01-one/slides.html", timeout=5).close()
+                    break
+                except OSError:
+                    assert process.poll() is None, log_path.read_text(encoding="utf-8")[-3000:]
+                    assert time.time() < deadline, "quarto preview did not serve: " + log_path.read_text()[-3000:]
+                    time.sleep(0.3)
+            yield url, log_path
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGTERM)
+            process.wait(timeout=30)
+    (ROOT / "tests" / "artifacts").mkdir(parents=True, exist_ok=True)
+    shutil.copy(log_path, ROOT / "tests" / "artifacts" / ("quarto-preview" + ("-file" if args else "") + ".log"))
+
+
+def test_quarto_preview_serves_our_execution_and_reloads(project_builder, browser):
+    """`quarto preview` of the project and of one lecture's source: the deck is served, a saved
+    prose edit is on screen without reloading by hand, the cells run in our executor only (never
+    a kernel of Quarto's), and `_output/` gets no product from it."""
+    project = small_quarto_project(project_builder, ["01-one"], sections=True)
+    section = project / "lectures" / "01-one" / "_01-part.qmd"
+    for form, args in (("project", ()), ("lecture", ("lectures/01-one/index.qmd",))):
+        with quarto_preview(project, *args) as (url, log_path):
+            context = browser.new_context(viewport={"width": 1280, "height": 720})
+            page = context.new_page()
+            try:
+                page.goto(url)  # where Quarto opens the browser: the lecture's deck (or a list of decks)
+                visible = "() => window.Reveal && Reveal.isReady && Reveal.isReady() && document.body.innerText.includes(%r)"
+                before, after = ("প্রথম বাক্য।", "বদলানো বাক্য।") if form == "project" else ("বদলানো বাক্য।", "আবার বদলানো বাক্য।")
+                page.wait_for_function(visible % before, timeout=60_000)
+                assert "42" in page.inner_text("section#sec-one")
+                page.wait_for_function("() => !!window.LiveReload", timeout=30_000)
+                time.sleep(1)
+                section.write_text(section.read_text(encoding="utf-8").replace(before, after), encoding="utf-8")
+                page.wait_for_function(visible % after, timeout=60_000)
+            finally:
+                context.close()
+            log = log_path.read_text(encoding="utf-8")
+        builds = re.findall(r"deck written in [0-9.]+ s \((.+?)\)", log)
+        # The prose edit came from the cache; the project's first deck executed in our executor.
+        assert builds[-1] == "from the cache", log[-3000:]
+        assert builds[0] == ("executed" if form == "project" else "from the cache"), log[-3000:]
+        assert "Starting python3 kernel" not in log and "quarto_ipynb'" not in log, log[-3000:]
+        assert not (project / "_output" / "01-one").exists(), form
+        assert not list((project / "lectures").rglob("*.html")), form
+        assert "quarto-preview" not in (project / "_build" / "quarto-render.yml").read_text(encoding="utf-8")
+        # Stopping Quarto stops the server it started.
+        deadline = time.time() + 10
+        while True:
+            try:
+                urllib.request.urlopen(url, timeout=2).close()
+            except OSError:
+                break
+            assert time.time() < deadline, f"the preview server outlived quarto preview ({form})"
+            time.sleep(0.3)

@@ -6,11 +6,13 @@
   scripts/bench --scale 10 30 91         the course sizes to build (91: the whole course; minutes on 2 cores)
   scripts/bench --skip-lecture           only the course table;  --skip-scale: only the lectures
   scripts/bench --skip-quarto            no `quarto render` column (it runs when $QUARTO or a quarto on PATH exists)
+  scripts/bench --skip-preview           no scripts/preview measurement;  --preview-only: only it
 
 Per lecture, for `scripts/render` and for `quarto render` (whose pre-render is our execute step):
 cold (nothing cached), warm (execution cached, products written again), no change (run again),
 prose edit (a sentence added: the execution stays cached), and for ours check-from-cache and a fresh
-check. The floor is what the lecture's own code costs: the kernel's start plus every cell's execution
+check; and scripts/preview: from saving a prose edit to the new words in Chromium, with the
+server's own time to rewrite the deck. The floor is what the lecture's own code costs: the kernel's start plus every cell's execution
 time; the rest of a cold render is the renderer's overhead.
 
 Everything runs in throwaway copies of the project (built by `scaffold.ProjectBuilder`, as the tests
@@ -33,6 +35,7 @@ import threading
 import time
 from pathlib import Path
 from typing import Any
+from collections.abc import Callable
 
 from lecturekit.course.scaffold import ProjectBuilder, _ignore
 
@@ -60,6 +63,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--skip-lecture", action="store_true", help="no single-lecture measurements")
     parser.add_argument("--skip-scale", action="store_true", help="no synthetic-course measurements")
     parser.add_argument("--skip-quarto", action="store_true", help="no `quarto render` measurements")
+    parser.add_argument("--skip-preview", action="store_true", help="no scripts/preview measurement")
+    parser.add_argument("--preview-only", action="store_true",
+                        help="per lecture only the scripts/preview measurement (no courses either)")
     parser.add_argument("--out", type=Path, default=None, metavar="DIR",
                         help="where bench.json and bench.md go (default: _build/bench/ of this project)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary projects (paths printed)")
@@ -148,10 +154,19 @@ def lecture_project(folder: Path, source: Path, lecture: str) -> Path:
     return project.root
 
 
-def add_prose(project: Path, lecture: str) -> Path:
+def add_prose(project: Path, lecture: str, words: str = PROSE_EDIT) -> Path:
     """An author's prose fix: words added to the first line of plain prose (outside code, with no
     inline code, math, link or attribute), in the section files, else the index. A new paragraph
     would be a new prose block, which the execution key counts."""
+    source, text = prose_edit(project, lecture, words)
+    source.write_text(text, encoding="utf-8")
+    return source
+
+
+def prose_edit(project: Path, lecture: str, words: str = PROSE_EDIT,
+               shown: Callable[[str], bool] = lambda line: True) -> tuple[Path, str]:
+    """(the file add_prose edits, its text after the edit), nothing written. `shown`: only a line
+    it accepts (the preview takes one its deck shows: some prose is the handout's only)."""
     folder = project / "lectures" / lecture
     for source in [*sorted(folder.glob("_*.qmd")), folder / "index.qmd"]:
         lines = source.read_text(encoding="utf-8").split("\n")
@@ -161,10 +176,10 @@ def add_prose(project: Path, lecture: str) -> Path:
         for number, line in enumerate(lines[body:], body):
             if line.lstrip().startswith("```"):
                 fenced = not fenced
-            elif not fenced and line[:1].isalpha() and not any(c in line for c in "`{}[]$|<>"):
-                lines[number] = line.rstrip() + PROSE_EDIT
-                source.write_text("\n".join(lines), encoding="utf-8")
-                return source
+            elif not fenced and line[:1].isalpha() and not any(c in line for c in "`{}[]$|<>*_") \
+                    and shown(line):
+                lines[number] = line.rstrip() + words
+                return source, "\n".join(lines)
     raise SystemExit(f"bench: no line of plain prose in {folder} to edit")
 
 
@@ -315,6 +330,96 @@ def _first_torch_cell(project: Path, lecture: str, cells: dict[str, float]) -> t
     return "-", 0.0
 
 
+# ---- one lecture, scripts/preview ----------------------------------------------------------------
+
+PREVIEW_EDITS = 5  # prose edits saved one after another; the table shows their median
+
+
+def free_port() -> int:
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def median(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[len(ordered) // 2]
+
+
+def bench_preview(args: argparse.Namespace, tmp: Path, lecture: str) -> dict[str, Any]:
+    """scripts/preview on a copy of the lecture whose execution is cached: each prose edit is timed
+    from the save to its words in Chromium's reloaded page (no reload by hand), beside the
+    server's own time for the deck."""
+    import re
+    import urllib.request
+    from playwright.sync_api import sync_playwright
+    project = lecture_project(tmp / f"preview-{lecture}", args.source, lecture)
+    print(f"== scripts/preview {lecture} (a copy in {project}) ==", flush=True)
+    if (args.source / "_build" / "cache").is_dir():  # an author previews after a render: a warm cache
+        shutil.copytree(args.source / "_build" / "cache", project / "_build" / "cache")
+    render(project, lecture, "--execute-only")
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/{lecture}/slides.html"
+    log_path = project / "preview.log"
+    with open(log_path, "w", encoding="utf-8") as log:
+        server = subprocess.Popen([sys.executable, "-m", "lecturekit.course.preview", lecture, "--port", str(port)],
+                                  cwd=project, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            deadline = time.time() + 600
+            while True:
+                try:
+                    urllib.request.urlopen(url, timeout=5).close()
+                    break
+                except OSError:
+                    if server.poll() is not None or time.time() > deadline:
+                        raise SystemExit(f"bench: the preview server did not start:\n{log_path.read_text()[-2000:]}")
+                    time.sleep(0.2)
+            visible = []
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path="/usr/bin/chromium",
+                                            args=["--no-sandbox", "--disable-gpu"])
+                page = browser.new_page(viewport={"width": 1280, "height": 720})
+                page.goto(url)
+                page.wait_for_function("() => !!window.LiveReload", timeout=60_000)
+
+                def in_the_deck(line: str) -> bool:
+                    """Once in the deck and once in the sources: the deck shows this very line (a
+                    sentence the handout has too, in a block of its own, would never change it)."""
+                    words = " ".join(line.split())
+                    return deck_text.count(words) == 1 and sources.count(words) == 1
+
+                for n in range(PREVIEW_EDITS):
+                    time.sleep(1.5)  # an author's pause between saves
+                    deck_text = " ".join(page.evaluate("document.body.textContent").split())
+                    sources = " ".join(" ".join(f.read_text(encoding="utf-8").split())
+                                       for f in (project / "lectures" / lecture).glob("*.qmd"))
+                    words = f"(সম্পাদনা {n + 1})"
+                    source, text = prose_edit(project, lecture, f" {words}", in_the_deck)
+                    print(f"  edit {n + 1}: {source.name}", flush=True)
+                    saved = time.perf_counter()
+                    source.write_text(text, encoding="utf-8")
+                    page.wait_for_function(f"() => document.readyState === 'complete' && window.Reveal && "
+                                           f"Reveal.isReady() && document.body.textContent.replace(/\\s+/g, ' ').includes({words!r})",
+                                           timeout=120_000)
+                    visible.append(time.perf_counter() - saved)
+                    print(f"  edit {n + 1} ({source.name}): on screen after {visible[-1]:.2f} s", flush=True)
+                browser.close()
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+    log_text = log_path.read_text(encoding="utf-8")
+    builds = [(float(s), how) for s, how in re.findall(r"deck written in ([0-9.]+) s \((.+?)\)", log_text)][1:]
+    stages = [dict((k, float(v)) for k, v in re.findall(r"(\w+) ([0-9.]+) s", m))
+              for m in re.findall(r"deck written in [0-9.]+ s \(.+?\): (.*)", log_text)][1:]
+    deck = [seconds for seconds, _how in builds]
+    print(f"  prose edit on screen: median {median(visible):.2f} s ({', '.join(f'{v:.2f}' for v in visible)}); "
+          f"deck rewritten in median {median(deck) if deck else float('nan'):.2f} s; "
+          f"from the cache: {all(how == 'from the cache' for _s, how in builds)}", flush=True)
+    return {"prose_visible": visible, "prose_visible_median": median(visible), "deck_seconds": deck,
+            "deck_from_cache": all(how == "from the cache" for _s, how in builds), "deck_stages": stages}
+
+
 # ---- one lecture, quarto render ------------------------------------------------------------------
 
 def find_quarto() -> str | None:
@@ -367,6 +472,8 @@ ROWS = [  # (key, what it is)
     ("check_fresh", "check, executing again"),
     ("quarto_executes", "Quarto executes the source itself"),
     ("floor", "floor: kernel start + cells' own time"),
+    ("preview_visible", "scripts/preview: prose edit saved → on screen (median)"),
+    ("preview_deck", "scripts/preview: deck rewritten (median, server's own time)"),
 ]
 
 
@@ -380,6 +487,12 @@ def table(numbers: dict[str, Any]) -> str:
             if key == "floor":
                 value = ours.get("floor")
                 mine = theirs = f"{value:.1f} s" if value is not None else "–"
+            elif key.startswith("preview_"):
+                preview = both.get("preview") or {}
+                value = preview.get("prose_visible_median" if key == "preview_visible" else "deck_seconds")
+                if isinstance(value, list):
+                    value = median(value) if value else None
+                mine, theirs = (f"{value:.2f} s" if value is not None else "–"), "–"
             else:
                 mine = f"{ours[key]:.1f} s" if key in ours else "–"
                 theirs = f"{quarto[key]:.1f} s" if key in quarto else "–"
@@ -457,12 +570,16 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if not args.skip_lecture:
             for lecture in lectures:
-                entry = numbers["lectures"][lecture] = {"ours": bench_ours(args, tmp, lecture)}
+                entry = numbers["lectures"][lecture] = {} if args.preview_only else \
+                    {"ours": bench_ours(args, tmp, lecture)}
                 save(args, numbers)
-                if quarto:
+                if not args.skip_preview or args.preview_only:
+                    entry["preview"] = bench_preview(args, tmp, lecture)
+                    save(args, numbers)
+                if quarto and not args.preview_only:
                     entry["quarto"] = bench_quarto(args, tmp, quarto, lecture)
                     save(args, numbers)
-        if not args.skip_scale:
+        if not args.skip_scale and not args.preview_only:
             bench_scale(args, tmp, numbers)
     finally:
         if args.keep:

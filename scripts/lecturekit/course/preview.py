@@ -1,5 +1,8 @@
 """`scripts/preview [LECTURE]`: a lecture's deck on a local server that reloads on every save.
 
+Also `quarto preview`'s server (`project: preview: serve:` in `_quarto.yml` starts it with
+`--quarto`): it then serves the lecture named on Quarto's command line, or every lecture.
+
 The deck is written from the lecture's execution in our cache (a prose edit starts no kernel; a
 code edit executes that lecture once, into the same cache `scripts/render` reads), slides only,
 into `_build/preview/<lecture>/slides.html`: `_output/` keeps the products of the last render, a
@@ -9,6 +12,8 @@ to reload once the new deck is in place.
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -35,12 +40,26 @@ class PreviewProject(Project):
         return self.root / "_build" / PREVIEW
 
 
+def linking_writer(project: Project, execution):
+    """The lecture's writer, except that the deck links its resources (reveal.js, fonts, KaTeX,
+    figures) where they lie in the project instead of embedding them: pandoc does less, the deck
+    is a tenth of the size, and the browser reloads only the page, not every font again."""
+    from lecturekit.write.writers import LectureWriter
+
+    class LinkingWriter(LectureWriter):
+        def pandoc_args(self, fmt):
+            return [arg for arg in super().pandoc_args(fmt) if arg != "--embed-resources"]
+
+    return LinkingWriter(project, execution)
+
+
 class PreviewDeck:
     """One lecture's preview deck, rebuilt on demand."""
 
-    def __init__(self, project: Project, lecture_dir: Path, say=print):
+    def __init__(self, project: Project, lecture_dir: Path, say=print, quarto: bool = False):
         from lecturekit.execute import cache
-        self.project, self.lecture_dir, self.say = project, lecture_dir, say
+        self.project, self.lecture_dir, self.say, self.quarto = project, lecture_dir, say, quarto
+        self.builds = 0  # decks written (the server tells the browser after each)
         self.versions = cache.environment_versions()
         self.preview = PreviewProject(project.root)
         self.path = self.preview.output_dir / lecture_dir.name / "slides.html"
@@ -50,20 +69,39 @@ class PreviewDeck:
         """Write the deck; on a bad source, say where and keep the last good deck."""
         from lecturekit.execute.build import execute_lecture
         from lecturekit.write.formats import REVEALJS
-        from lecturekit.write.writers import LectureWriter
         started = time.perf_counter()
+        if self.quarto:
+            self._drop_quartos_touch()
         try:
             execution = execute_lecture(self.project, self.lecture_dir, versions=self.versions, write=False,
                                         progress=lambda line: self.say(line))
-            LectureWriter(self.preview, execution).write(REVEALJS)
+            executed = time.perf_counter()
+            writer = linking_writer(self.preview, execution)
+            writer.write(REVEALJS)
+            written = time.perf_counter()
             self._add_reload_script()
         except LectureError as err:
             self.say(f"error: {err}")
             return False
+        done = time.perf_counter()
+        self.builds += 1
         how = "executed" if not execution.from_cache else "from the cache"
-        self.say(f"[{self.lecture_dir.name}] deck written in {time.perf_counter() - started:.2f} s ({how})")
+        stages = {"execute": executed - started, **{k.split()[0]: v for k, v in writer.timings.items()},
+                  "reload": done - written}
+        self.say(f"[{self.lecture_dir.name}] deck written in {done - started:.2f} s ({how}): "
+                 + ", ".join(f"{k} {v:.2f} s" for k, v in stages.items()))
         return True
 
+    def _drop_quartos_touch(self) -> None:
+        """`quarto preview <lecture>/index.qmd` touches the page it rendered once this server is up,
+        but at the source's side (`lectures/<lecture>/index.html`, not under the output folder):
+        an empty file that would count as a data file of the lecture (an execution-key input)."""
+        touched = self.lecture_dir / "index.html"
+        try:
+            if touched.stat().st_size == 0:
+                touched.unlink()
+        except OSError:
+            pass
 
     def _add_reload_script(self) -> None:
         """livereload adds its script to a page only when `</head>` is in the first chunk it sends,
@@ -75,15 +113,39 @@ class PreviewDeck:
         tmp.replace(self.path)
 
 
-def watched_paths(project: Project, lecture_dir: Path) -> list[str]:
-    """The lecture's folder, the project's settings, filters and theme, and the course code."""
-    paths = [str(lecture_dir / pattern) for pattern in ("*.qmd", "*.yml")]
-    paths += [str(project.config_path), str(project.extension_dir / "*"), str(project.extension_dir / "filters" / "*")]
+def lecture_paths(lecture_dir: Path) -> list[str]:
+    """What an edit of the lecture itself touches: its section files and settings."""
+    return [str(lecture_dir / pattern) for pattern in ("*.qmd", "*.yml")]
+
+
+def shared_paths(project: Project) -> list[str]:
+    """What every lecture's deck depends on: the project's settings, filters and theme, the course code."""
+    paths = [str(project.config_path), str(project.extension_dir / "*"), str(project.extension_dir / "filters" / "*")]
     paths += [str(path / "*.py") for path in sorted(project.code_dir.glob("*")) if path.is_dir()]
     return paths
 
 
-def serve(deck: PreviewDeck, watched: list[str], host: str, port: int) -> None:
+def watched_paths(project: Project, lecture_dir: Path) -> list[str]:
+    """The lecture's folder, the project's settings, filters and theme, and the course code."""
+    return lecture_paths(lecture_dir) + shared_paths(project)
+
+
+def write_index(decks: list[PreviewDeck]) -> None:
+    """`/`: where Quarto's preview opens the browser. One lecture: its deck; several: a list."""
+    folder = decks[0].preview.output_dir
+    names = [deck.lecture_dir.name for deck in decks]
+    if len(names) == 1:
+        body = (f'<meta http-equiv="refresh" content="0; url={names[0]}/slides.html">'
+                f'<a href="{names[0]}/slides.html">{names[0]}</a>')
+    else:
+        body = "<ul>" + "".join(f'<li><a href="{n}/slides.html">{n}</a></li>' for n in names) + "</ul>"
+    html = f'<!doctype html><html lang="bn"><meta charset="utf-8"><title>preview</title><body>{body}</body></html>\n'
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "index.html").write_text(html, encoding="utf-8")
+
+
+def serve(decks: list[PreviewDeck], host: str, port: int, parent: int | None = None) -> None:
+    """Serve until Ctrl-C, or until `parent` (the `quarto preview` that started this) is gone."""
     from livereload import Server
     from livereload.handlers import LiveReloadHandler
     from livereload.watcher import Watcher
@@ -94,18 +156,95 @@ def serve(deck: PreviewDeck, watched: list[str], host: str, port: int) -> None:
             ioloop.PeriodicCallback(callback, POLL_MS).start()
             return True
 
+        def is_file_changed(self, path, ignore=None):
+            """livereload's, with the size beside the time: an editor's save (truncate, then write)
+            can land within one tick of the file-system clock, and the deck would keep what was read
+            halfway through it."""
+            if not os.path.isfile(path) or self.ignore(path) or (ignore and ignore(path)):
+                return False
+            stat = os.stat(path)
+            state = (stat.st_mtime_ns, stat.st_size)
+            known = self._task_mtimes.get(path)
+            self._new_mtimes[path] = state
+            if known is None:
+                self.filepath = path
+                return stat.st_mtime > self._start
+            if known != state:
+                self.filepath = path
+                return True
+            return False
+
     # livereload drops a change that comes within 3 s of the last reload; an author saves more often.
     LiveReloadHandler.DEFAULT_RELOAD_TIME = 0.2
-    server = Server(watcher=QuickWatcher())
-    for path in watched:
-        server.watch(path, deck.build)
-    deck.say(f"preview: http://{host}:{port}/{deck.lecture_dir.name}/slides.html (Ctrl-C stops)")
+    pending: list[str] = []
+
+    def poll_tasks(cls):
+        """livereload's, except that a rebuilt deck is announced once a browser is there to hear it:
+        livereload drops it when the browser is itself reloading (not connected for a moment, after
+        the save before) or was reloaded a moment ago, and the screen would keep the older deck.
+        Only a build announces (livereload also took a file it saw for the first time for a change)."""
+        builds = sum(deck.builds for deck in decks)
+        filepath, _delay = cls.watcher.examine()  # runs the builds of what changed
+        if sum(deck.builds for deck in decks) != builds:
+            pending[:] = [filepath or "*"]
+        if pending and cls.waiters and time.time() - cls._last_reload_time >= cls.DEFAULT_RELOAD_TIME:
+            cls.watcher.filepath = pending.pop()
+            cls.reload_waiters()
+
+    LiveReloadHandler.poll_tasks = classmethod(poll_tasks)
+    from tornado import web
+
+    project_root = decks[0].project.root.resolve()
+
+    class ProjectServer(Server):
+        """The deck links reveal.js, fonts, KaTeX and figures by their paths in the project (pandoc
+        writes absolute paths, and paths relative to the deck's own folder): the deck is served at
+        its own absolute path, with the project's files beside it (nothing outside the project).
+        `/<lecture>/slides.html` leads there."""
+
+        def get_web_handlers(self, script):
+            import inspect
+            here = project_root.as_posix()
+            files = {"path": here}
+            if "allowed_symlink_directory" in inspect.signature(self.SFH.initialize).parameters:
+                # A folder linked into the project (node_modules in a throwaway copy) is served too.
+                files["allowed_symlink_directory"] = [here] + [
+                    str(link.resolve()) for link in project_root.iterdir() if link.is_symlink() and link.is_dir()]
+            return [(re.escape(here) + r"/(.*)", self.SFH, files),
+                    (r"/([^/]+)/slides\.html", DeckRedirect),
+                    *super().get_web_handlers(script)]
+
+    class DeckRedirect(web.RequestHandler):
+        def get(self, lecture):
+            deck = decks[0].preview.output_dir.resolve() / lecture / "slides.html"
+            if not deck.exists():
+                raise web.HTTPError(404)
+            self.redirect(deck.as_posix())
+
+    server = ProjectServer(watcher=QuickWatcher())
+    for deck in decks:
+        for path in lecture_paths(deck.lecture_dir):
+            server.watch(path, deck.build)
+    def build_all():
+        for deck in decks:
+            deck.build()
+    for path in shared_paths(decks[0].project):
+        server.watch(path, build_all)
+    if parent is not None:
+        def parent_gone():
+            if os.getppid() != parent:
+                os._exit(0)
+        ioloop.PeriodicCallback(parent_gone, 1000).start()
+    write_index(decks)
+    for deck in decks:
+        deck.say(f"preview: http://{host}:{port}/{deck.lecture_dir.name}/slides.html")
+    decks[0].say("(Ctrl-C stops)")
     try:
-        server.serve(host=host, port=port, root=str(deck.preview.output_dir), open_url_delay=None,
+        server.serve(host=host, port=port, root=str(decks[0].preview.output_dir), open_url_delay=None,
                      restart_delay=0)
     except OSError as err:
         raise LectureError(f"cannot serve on {host}:{port} ({err.strerror}): choose another with --port",
-                           deck.lecture_dir) from None
+                           decks[0].lecture_dir) from None
 
 
 def parse_args(argv):
@@ -113,20 +252,28 @@ def parse_args(argv):
     parser.add_argument("lecture", nargs="?", help="lecture folder name (default: the first lecture)")
     parser.add_argument("--port", type=int, default=4300)
     parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--quarto", action="store_true",
+                        help="started by `quarto preview`: the lecture named on its command line, else all")
     return parser.parse_args(argv)
 
 
 def preview(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     project = Project.find()
-    lectures = project.lectures([args.lecture] if args.lecture else None)
+    if args.quarto:
+        from lecturekit.course.quarto_products import previewed_lecture
+        named = previewed_lecture()
+        lectures = project.lectures([named] if named else None)
+    else:
+        lectures = project.lectures([args.lecture] if args.lecture else None)[:1]
     if not lectures:
         raise LectureError("no lecture to preview (lectures/<name>/index.qmd)", project.lectures_dir)
     say = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
-    deck = PreviewDeck(project, lectures[0], say)
-    if not deck.build() and not deck.path.exists():
+    decks = [PreviewDeck(project, lecture, say, quarto=args.quarto) for lecture in lectures]
+    built = [deck.build() or deck.path.exists() for deck in decks]
+    if not all(built):
         return 1
-    serve(deck, watched_paths(project, lectures[0]), args.host, args.port)
+    serve(decks, args.host, args.port, parent=os.getppid() if args.quarto else None)
     return 0
 
 

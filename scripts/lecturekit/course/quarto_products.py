@@ -12,6 +12,15 @@ Post-render: Quarto mirrors the input's folder under the output directory: the e
 `quarto render lectures/<lecture>/index.qmd` writes `_output/lectures/<lecture>/index.*`. Authors
 look for `_output/<lecture>/slides.html` and `handout.pdf`, so every product goes there. Then the
 course page and each lecture's `code.zip`, as scripts/render writes them.
+
+`quarto render lectures/<lecture>/index.qmd` is Quarto executing the source itself (a draft): its
+products go to `_output/<lecture>/draft/`, beside and never over the checked ones.
+
+`quarto preview` (at the root or of a lecture's source) is served by scripts/preview, which
+`_quarto.yml` names as the project's preview server: its decks come from our executor and cache.
+Quarto still renders the previewed source once before it starts that server; under `quarto preview`
+pre-render turns execution off for that render, and post-render throws its product away, so no
+kernel of Quarto's starts and nothing of it reaches `_output/`.
 """
 import json
 import os
@@ -21,9 +30,47 @@ import sys
 from pathlib import Path
 
 from lecturekit.project import Project
+from lecturekit.write.pdfprefs import display_doc_title
 
 PRODUCT_NAMES = {".html": "slides.html", ".pdf": "handout.pdf"}
 SOURCE_FOLDERS = ("_build", "lectures")  # the folders Quarto renders lectures from
+DRAFT = "draft"  # _output/<lecture>/draft/: what Quarto wrote executing a source itself
+
+
+def quarto_arguments() -> list[str]:
+    """The arguments of the `quarto` command that started this process. Quarto starts its pre- and
+    post-render scripts and a preview's serve command as its own children, and tells them neither
+    the command (render or preview) nor, for a preview, the file named: they are read from the
+    parent process's command line (`deno ... quarto.js preview lectures/09-nn-module/index.qmd`)."""
+    parent = os.getppid()
+    try:
+        args = Path(f"/proc/{parent}/cmdline").read_bytes().decode("utf-8", "replace").split("\0")
+    except OSError:  # no /proc (macOS): ps says the same, split at spaces
+        import subprocess
+        run = subprocess.run(["ps", "-o", "args=", "-p", str(parent)], capture_output=True, text=True)
+        args = run.stdout.split()
+    for number, arg in enumerate(args):
+        if arg.endswith("quarto.js"):
+            return [a for a in args[number + 1:] if a]
+    return []
+
+
+def in_quarto_preview() -> bool:
+    return quarto_arguments()[:1] == ["preview"]
+
+
+def lecture_of(path: str) -> str | None:
+    """`lectures/09-nn-module/index.qmd` (or the folder, or a section file) -> `09-nn-module`."""
+    match = re.search(r"(?:^|[/\\])lectures[/\\]([^/\\]+)", path)
+    return match.group(1) if match else None
+
+
+def previewed_lecture() -> str | None:
+    """The lecture `quarto preview <file>` names; None for `quarto preview` of the project."""
+    args = quarto_arguments()
+    if args[:1] != ["preview"]:
+        return None
+    return next((lecture_of(a) for a in args[1:] if not a.startswith("-") and lecture_of(a)), None)
 
 
 def output_files(environ=os.environ):
@@ -48,6 +95,8 @@ def destination(product: Path, output_dir: Path) -> Path | None:
     parts = parts_of(product, output_dir)
     if len(parts) != 3 or parts[0] not in SOURCE_FOLDERS or product.suffix not in PRODUCT_NAMES:
         return None
+    if parts[0] == "lectures":  # Quarto executed the source: a draft, never over the checked products
+        return output_dir / parts[1] / DRAFT / PRODUCT_NAMES[product.suffix]
     return output_dir / parts[1] / PRODUCT_NAMES[product.suffix]
 
 
@@ -65,13 +114,17 @@ def place(project: Path, output_dir: Path, files: list[str]) -> list[tuple[Path,
             strip_mathjax_notes_style(product)
         source = parts_of(product, output_dir)[0]
         os.replace(product, target)
+        if target.suffix == ".pdf":
+            # The viewer shows the handout's title, as scripts/render's handout does (Typst has no
+            # setting for it).
+            display_doc_title(target)
         placed.append((target, source))
         # What Quarto left beside the product (figure copies for Typst) belongs to no reader, nor
         # does the executed notebook it kept beside a source (keep-ipynb, for the handout's figures).
         folder = product.parent
         shutil.rmtree(folder / f"{product.stem}_files", ignore_errors=True)
         if source == "lectures":
-            (project / "lectures" / target.parent.name / f"{product.stem}.quarto_ipynb").unlink(missing_ok=True)
+            (project / "lectures" / parts_of(target, output_dir)[0] / f"{product.stem}.quarto_ipynb").unlink(missing_ok=True)
         for empty in (folder, folder.parent):
             try:
                 empty.rmdir()
@@ -202,37 +255,84 @@ PENDING = "quarto-pending.json"  # in _build/: what pre-render handed Quarto, fo
 
 
 def record(project: Project, placed: list[tuple[Path, str]]) -> None:
-    """Note what each placed product was written from: the executed notebook pre-render listed
-    (a project render) or not (Quarto executed a source itself: the next project render writes it
-    again). The digests come from pre-render, so this step imports no executor."""
+    """Note what each placed product was written from: the executed notebook pre-render listed.
+    The digests come from pre-render, so this step imports no executor. (A draft, in
+    `_output/<lecture>/draft/`, replaces no checked product: nothing to note.)"""
     try:
         pending = json.loads((project.build_dir / PENDING).read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError):
         pending = {}
-    for name in sorted({target.parent.name for target, _source in placed}):
+    checked = [target for target, source in placed if source == "_build"]
+    for name in sorted({target.parent.name for target in checked}):
         manifest = QuartoManifest(project, name)
-        for target, source in placed:
+        for target in checked:
             if target.parent.name == name:
-                digest = pending.get(name, {}).get(target.name) if source == "_build" else None
-                manifest.record(target.name, digest)
+                manifest.record(target.name, pending.get(name, {}).get(target.name))
         manifest.save()
+
+
+def input_files() -> str:
+    inputs = os.environ.get("QUARTO_PROJECT_INPUT_FILES")
+    spill = os.environ.get("QUARTO_USE_FILE_FOR_PROJECT_INPUT_FILES")
+    if inputs is None and spill:
+        inputs = Path(spill).read_text(encoding="utf-8")
+    return inputs or ""
+
+
+PREVIEW_MARK = "# quarto-preview"
+
+
+def preview_settings(project: Project, on: bool) -> None:
+    """Under `quarto preview`, `execute: enabled: false` in `_build/quarto-render.yml` (which Quarto
+    reads again after pre-render): its render of the previewed source starts no kernel."""
+    path = project.root / RENDER_LIST
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    except OSError:
+        lines = []
+    kept = [line for line in lines if PREVIEW_MARK not in line]
+    if not any(line.strip() and not line.lstrip().startswith("#") for line in kept):
+        kept = ["project:\n", "  render: []\n"]  # Quarto rejects an empty metadata file
+    if on:
+        kept += [f"execute:  {PREVIEW_MARK}\n", f"  enabled: false  {PREVIEW_MARK}\n"]
+    if kept != lines:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text("".join(kept), encoding="utf-8")
+        os.replace(tmp, path)
+
+
+def draft_warning(sources: list[str]) -> str:
+    names = sorted({lecture_of(s) for s in sources})
+    return (f"WARNING: draft mode: Quarto executes {', '.join(sources)} in its own kernel, once per format. "
+            f"Its outputs are not checked against tests/expected/ and a cell's fig-width/fig-height is "
+            f"ignored; the products go to {', '.join(f'_output/{n}/{DRAFT}/' for n in names)}. The checked "
+            f"products: `quarto render` at the project root, or scripts/render {' '.join(names)} "
+            f"(docs/quarto.md).")
 
 
 def pre_render(argv: list[str]) -> int:
     """Execute through our executor and cache, then list the lectures Quarto has to render."""
+    project = Project.find()
+    if in_quarto_preview():
+        preview_settings(project, True)
+        print("quarto preview: scripts/preview serves the decks, from our executor and cache; "
+              "Quarto's own render of the source before it executes no cell and is thrown away",
+              file=sys.stderr)
+        return 0
+    preview_settings(project, False)  # left by a preview that was stopped mid-render
     if os.environ.get("QUARTO_PROJECT_OUTPUT_DIR") and not os.environ.get("QUARTO_PROJECT_RENDER_ALL"):
         # Quarto renders named files: only the executed notebooks among them need our executor.
-        inputs = os.environ.get("QUARTO_PROJECT_INPUT_FILES")
-        spill = os.environ.get("QUARTO_USE_FILE_FOR_PROJECT_INPUT_FILES")
-        if inputs is None and spill:
-            inputs = Path(spill).read_text(encoding="utf-8")
-        if "_build/" not in (inputs or ""):
+        inputs = input_files()
+        sources = [line for line in inputs.splitlines() if lecture_of(line) and line.endswith(".qmd")]
+        if sources:
+            print(draft_warning(sources), file=sys.stderr)
+        if "_build/" not in inputs:
             return 0
     from lecturekit.course import render
     status = render.main(["--execute-only", "--quiet", *argv])
     if status:
         return status
-    project = Project.find()
     stale, current = stale_lectures(project)
     pending = project.build_dir / PENDING
     pending.write_text(json.dumps(stale, indent=1, sort_keys=True), encoding="utf-8")
@@ -245,14 +345,48 @@ def pre_render(argv: list[str]) -> int:
     return 0
 
 
+PREVIEW_STUB = ('<!doctype html><meta charset="utf-8"><title>quarto preview</title>'
+                '<p>Not a product: <code>quarto preview</code> serves this lecture from scripts/preview, '
+                'executed through the course\'s executor. The next <code>quarto render</code> removes this page.</p>\n')
+
+
+def discard(project: Path, files: list[str]) -> None:
+    """Under `quarto preview`: what Quarto rendered without executing is nobody's product. Quarto
+    goes on only if the page it rendered exists, so a page saying so stands in its place (in its
+    mirror folder, `_output/lectures/`, never `_output/<lecture>/`); the next render sweeps it."""
+    for name in files:
+        product = project / name
+        shutil.rmtree(product.parent / f"{product.stem}_files", ignore_errors=True)
+        for source in (project / "lectures").glob(f"*/{product.stem}.quarto_ipynb"):
+            source.unlink(missing_ok=True)
+        if product.suffix == ".html" and product.exists():
+            product.write_text(PREVIEW_STUB, encoding="utf-8")
+        else:
+            product.unlink(missing_ok=True)
+
+
+def sweep_mirrors(output_dir: Path) -> None:
+    """Quarto's mirrored folders (`_output/_build/`, `_output/lectures/`) once their products are
+    placed: what is left there (a preview's touched page) belongs to no reader."""
+    for folder in SOURCE_FOLDERS:
+        shutil.rmtree(output_dir / folder, ignore_errors=True)
+
+
 def post_render() -> int:
     from lecturekit.course import site
     project = Project.find()
     output_dir = project.root / os.environ.get("QUARTO_PROJECT_OUTPUT_DIR", "_output")
+    if in_quarto_preview():
+        discard(project.root, output_files())
+        preview_settings(project, False)
+        keep_sources_in_project(project.root)
+        return 0
     placed = place(project.root, output_dir, output_files())
-    for target, _source in placed:
-        print(f"quarto: {os.path.relpath(target, project.root)}", file=sys.stderr)
+    for target, source in placed:
+        print(f"quarto: {os.path.relpath(target, project.root)}{' (draft)' if source == 'lectures' else ''}",
+              file=sys.stderr)
     record(project, placed)
+    sweep_mirrors(output_dir)
     keep_sources_in_project(project.root)
     site.build_site(project)
     return 0
