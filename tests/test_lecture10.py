@@ -1,5 +1,5 @@
 """Lecture 10's own facts, on top of the tests every lecture gets (test_lectures.py, test_slides.py,
-test_handout.py): its thirteen sections and handout-only pages, its cover, the key results (bit-identical
+test_handout.py): its fifteen sections and handout-only pages, its cover, the key results (bit-identical
 resume, gradients that accumulate, optimizer-state sizes, weights_only loading) coming out of our
 executed code into the handout, no number typed by hand in its prose, and every student script
 printing exactly what the handout shows."""
@@ -34,6 +34,10 @@ SCRIPT_CELLS = {
     "10_loss_functions.py": ["s09-regression", "s09-reduction", "s09-classify"],
     "11_update_rules.py": ["s06-by-hand"],
     "12_sanity_checks.py": ["s05-sanity"],
+    "13_devices.py": ["s09d-script"],
+    "14_mid_epoch.py": ["s09d-mid-proof"],
+    "15_loader_rng.py": ["s03-rng"],
+    "16_full_loop.py": ["s13-full-loop"],
 }
 
 
@@ -63,8 +67,8 @@ def cell_stdout(notebook):
     return out
 
 
-def test_thirteen_sections_and_handout_only_pages(rendered):
-    assert len(SECTIONS) == 13
+def test_fifteen_sections_and_handout_only_pages(rendered):
+    assert len(SECTIONS) == 15
     assert len(handout_only_pages(rendered, LECTURE)) >= 5
 
 
