@@ -1,5 +1,5 @@
 """Lecture 10's own facts, on top of the tests every lecture gets (test_lectures.py, test_slides.py,
-test_handout.py): its thirteen sections and handout-only pages, its cover, the key results (bit-identical
+test_handout.py): its fifteen sections and handout-only pages, its cover, the key results (bit-identical
 resume, gradients that accumulate, optimizer-state sizes, weights_only loading) coming out of our
 executed code into the handout, no number typed by hand in its prose, and every student script
 printing exactly what the handout shows."""
@@ -34,6 +34,10 @@ SCRIPT_CELLS = {
     "10_loss_functions.py": ["s09-regression", "s09-reduction", "s09-classify"],
     "11_update_rules.py": ["s06-by-hand"],
     "12_sanity_checks.py": ["s05-sanity"],
+    "13_devices.py": ["s09d-script"],
+    "14_mid_epoch.py": ["s09d-mid-proof"],
+    "15_loader_rng.py": ["s03-rng"],
+    "16_full_loop.py": ["s13-full-loop"],
 }
 
 
@@ -63,8 +67,8 @@ def cell_stdout(notebook):
     return out
 
 
-def test_thirteen_sections_and_handout_only_pages(rendered):
-    assert len(SECTIONS) == 13
+def test_fifteen_sections_and_handout_only_pages(rendered):
+    assert len(SECTIONS) == 15
     assert len(handout_only_pages(rendered, LECTURE)) >= 5
 
 
@@ -92,7 +96,7 @@ def test_numbered_figures_and_boxes(handout_text):
 def test_resume_is_bit_identical_and_omissions_differ(notebook, handout_text):
     out = cell_stdout(notebook)["s08-resume"]
     assert "torch.equal(না থেমে, resume): loss True, parameter True" in out
-    assert "optimizer বাদ: equal False" in out and "RNG বাদ:       equal False" in out
+    assert "optimizer বাদ" in out and "RNG বাদ" in out and out.count("(equal False)") == 2
     assert "loss True, parameter True" in handout_text
 
 
@@ -116,10 +120,41 @@ def test_optimizer_state_sizes(notebook, handout_text):
     assert "৪১৮" in handout_text  # Adam's two running averages, an inline value
 
 
+def test_mid_epoch_resume_is_bit_identical_and_the_moment_state_is_not(notebook, handout_text):
+    out = cell_stdout(notebook)["s09d-mid-proof"]
+    assert "torch.equal(না থেমে, resume): loss True, parameter True" in out
+    assert "থামার মুহূর্তের generator দিয়ে: equal False" in out
+    assert "generator এগিয়ে গেছে: True" in out
+    assert "না-থামা run-এর সঙ্গে এক: True" in cell_stdout(notebook)["s09d-mid-resume"]
+
+
+def test_devices_on_a_cpu_machine(notebook):
+    out = cell_stdout(notebook)["s09d-map"]
+    assert out.startswith("RuntimeError: Attempting to deserialize object on a CUDA device")
+    assert "cpu | মান এক: True" in out
+    order = cell_stdout(notebook)["s09d-order"]
+    assert "exp_avg: torch.float64" in order and "load → .to: state float32, step()-এ RuntimeError" in order
+    assert "নতুন Parameter: একই False, শিখল: False" in order
+
+
+def test_loader_rng_and_worker_seeding(notebook):
+    out = cell_stdout(notebook)["s03-rng"]
+    assert "generator ছাড়া: False (shuffle বন্ধেও False) | নিজের generator: True" in out
+    copied = re.search(r"^\s+(\d+) +(\d+) +(\d+) +(\d+)\s+dataset\.rng, init ছাড়া", out, re.M)
+    assert copied and copied[1] == copied[2] and copied[3] == copied[4], out
+    assert "আবার চালালে একই: True | generator-এর অন্য seed-এ অন্য: True" in out
+
+
+def test_full_loop_exercise_resumes_exactly(notebook, handout_text):
+    out = cell_stdout(notebook)["s13-full-loop"]
+    assert out.strip().endswith("torch.equal(না থেমে, resume): history True, parameter True")
+    assert "def resume(path, seed):" in handout_text  # the answer's code, not a call to it
+
+
 def test_checkpoint_loads_with_weights_only(notebook, handout_text):
     out = cell_stdout(notebook)["s07-checkpoint"]
-    assert "weights_only=True-তে খুলল; epoch = 10" in out
-    assert "History object রাখলে weights_only=True: UnpicklingError" in out
+    assert "weights_only=True-তে খুলল; epoch 10" in out
+    assert "History object: weights_only=True-তে UnpicklingError" in out
     assert "UnpicklingError" in handout_text
 
 

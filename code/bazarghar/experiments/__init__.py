@@ -96,3 +96,15 @@ from .sanity import MISSING_ROW, sanity_demo, format_sanity
 
 __all__ += ["W0", "TARGET", "STEPS", "update_rules_demo", "format_update_rules",
             "MISSING_ROW", "sanity_demo", "format_sanity"]
+
+from .devices import (as_if_saved_on, map_location_demo, format_map_location, to_order_demo,
+                      format_to_order)
+from .mid_epoch import (MID_EPOCHS, MID_STOP, run_steps, mid_epoch_checkpoint, resume_mid_epoch,
+                        mid_epoch_demo, format_mid_epoch)
+from .loader_rng import (JitterOrders, seed_worker, dropout_mask_after, loader_rng_demo,
+                         format_loader_rng)
+
+__all__ += ["as_if_saved_on", "map_location_demo", "format_map_location", "to_order_demo",
+            "format_to_order", "MID_EPOCHS", "MID_STOP", "run_steps", "mid_epoch_checkpoint",
+            "resume_mid_epoch", "mid_epoch_demo", "format_mid_epoch", "JitterOrders",
+            "seed_worker", "dropout_mask_after", "loader_rng_demo", "format_loader_rng"]

@@ -87,13 +87,20 @@ def checkpoint_demo(workdir, epochs: int = 10) -> dict:
 
 
 def format_checkpoint(r: dict) -> str:
-    lines = [f"{k:9s} → {v}" for k, v in r["described"].items()]
+    lines = []
+    for k, v in r["described"].items():
+        if k == "model":  # আটটি key এক লাইনে ধরে না: সংখ্যা আর দুই প্রান্ত
+            names = v.removeprefix("dict: ").split(", ")
+            v = f"dict, {len(names)}টি key: {names[0]} … {names[-1]}"
+        elif k == "rng":
+            shape = r["rng_shapes"]["torch"]
+            v = f"{v} — দুটিই {r['rng_dtype']} {shape}"
+        lines.append(f"{k:9s} → {v}")
     lines += [
-        f"rng: torch {r['rng_shapes']['torch']}, loader {r['rng_shapes']['loader']} ({r['rng_dtype']})",
-        f"weights_only=True-তে খুলল; epoch = {r['epoch']}, history-তে {r['history_len']}টি epoch",
-        f"ফাইলের মাপ: checkpoint {r['bytes']:,} byte | শুধু model {r['model_bytes']:,} byte",
-        f"History object রাখলে weights_only=True: {r['bad_error']}; False দিলে {r['bad_loaded']}",
-        f"np.random.get_state() সরাসরি: {r['numpy_error']}; tensor আর সংখ্যায় ভেঙে রাখলে "
-        f"খোলে, আর ফেরানো RNG একই সংখ্যা দেয়: {r['numpy_restored']}",
+        f"weights_only=True-তে খুলল; epoch {r['epoch']}, history-তে {r['history_len']}টি epoch",
+        f"মাপ: checkpoint {r['bytes']:,} byte | শুধু model {r['model_bytes']:,} byte",
+        f"History object: weights_only=True-তে {r['bad_error']}; False-এ {r['bad_loaded']}",
+        f"np.random.get_state(): {r['numpy_error']}; tensor-এ ভেঙে রাখলে খোলে: "
+        f"{r['numpy_restored']}",
     ]
     return "\n".join(lines)

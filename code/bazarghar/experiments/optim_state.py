@@ -58,10 +58,10 @@ def optimizer_state_demo() -> dict:
 def format_optimizer_state(r: dict) -> str:
     sg, ag = r["sgd_group"], r["adam_group"]
     lines = [
-        f"state_dict-এর key: {r['top_keys']}",
-        f"step-এর আগে state: SGD {r['state_before'][0]}, Adam {r['state_before'][1]}",
-        f"SGD param_groups[0]: lr={sg['lr']}, momentum={sg['momentum']}, params={sg['params']}",
-        f"Adam param_groups[0]: lr={ag['lr']}, betas={ag['betas']}, eps={ag['eps']}",
+        f"key: {r['top_keys']} | step-এর আগে state: SGD {r['state_before'][0]}, "
+        f"Adam {r['state_before'][1]}",
+        f"param_groups[0]: SGD lr={sg['lr']}, momentum={sg['momentum']} | "
+        f"Adam lr={ag['lr']}, betas={ag['betas']}",
         "id  নাম               আকার       SGD-এর state        Adam-এর state",
     ]
     for i, (name, shape) in enumerate(zip(r["names"], r["shapes"])):

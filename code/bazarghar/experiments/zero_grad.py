@@ -48,7 +48,7 @@ def forgotten_zero_grad_run(forget: bool, epochs: int = 3, lr: float = 1e-3,
 
 
 #: যে ধাপগুলো ছাপা হয়
-SHOWN_STEPS = (1, 2, 3, 5, 10, 20, 30)
+SHOWN_STEPS = (1, 2, 5, 10, 20, 30)
 
 
 def zero_grad_demo(epochs: int = 3) -> dict:
