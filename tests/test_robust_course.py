@@ -5,6 +5,8 @@ outside the pattern) is listed as failed with its error, in the summary and on t
 other lectures are rendered and the render exits 1. A render of another, named lecture is not
 stopped by it.
 """
+import html
+import re
 import shutil
 
 import pytest
@@ -42,6 +44,20 @@ def test_one_broken_lecture_never_stops_the_others(course):
     assert 'id="03-broken"' in page and "malformed YAML front matter" in page
     assert "lectures/03-broken/index.qmd:2" in page  # named inside the project, not where it lies
     assert str(course.root) not in page
+    said, error = failure_texts(page, "03-broken")
+    assert "malformed YAML front matter" in error and "lectures/03-broken/index.qmd:2" in error
+    # What the page says around the error is for Bangla readers: no English word in it.
+    assert re.search("[\u0980-\u09ff]", said) and not re.search("[A-Za-z]", said), said
+    assert "২টি পর্ব তৈরি" in page  # the broken one is listed, not counted as made
+
+
+def failure_texts(page, lecture):
+    """A lecture's `.failed` note on the course page: (the words around the error, the error)."""
+    item = re.search(rf'<li id="{re.escape(lecture)}">.*?</li>', page, re.S).group(0)
+    note = re.search(r'<span class="failed">(.*)</span>', item, re.S).group(1)
+    error = re.search(r"<code[^>]*>(.*?)</code>", note, re.S)
+    said = re.sub(r"<[^>]+>", " ", note.replace(error.group(0), " "))
+    return " ".join(html.unescape(said).split()), html.unescape(error.group(1))
 
 
 def test_a_named_lecture_renders_beside_a_broken_one(course):
