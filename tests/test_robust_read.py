@@ -3,7 +3,10 @@
 Read-stage checks run on the reader directly (no kernel); one render per case proves that nothing
 is written outside the project before the error.
 """
+import base64
+import io
 import os
+import subprocess
 import textwrap
 from pathlib import Path
 
@@ -69,7 +72,13 @@ def test_images_outside_the_project_are_refused(lecture, tmp_path):
     outside = tmp_path / "secret.svg"
     outside.write_text("<svg xmlns='http://www.w3.org/2000/svg'/>")
     index = lecture(f"# এক {{#sec-one}}\n\nছবি:\n\n![গোপন]({outside})\n")
-    refused(index, lecture.project.root, line_of(index, "![গোপন]"), "outside the project")
+    refused(index, lecture.project.root, line_of(index, "![গোপন]"), "absolute path")
+    # An absolute path inside the project: refused too (the project renders wherever it lies).
+    inside = index.parent / "inside.svg"
+    inside.write_text("<svg xmlns='http://www.w3.org/2000/svg'/>")
+    for named in (inside, f"file://{inside}"):
+        index = lecture(f"# এক {{#sec-one}}\n\nছবি:\n\n![ভেতরে]({named})\n")
+        refused(index, lecture.project.root, line_of(index, "![ভেতরে]"), "absolute path", "relative to this file")
     # A symlink inside the lecture folder that points outside.
     (index.parent / "linked.svg").symlink_to(outside)
     index = lecture("# এক {#sec-one}\n\n![লিংক](linked.svg){fig-alt=\"x\"}\n")
@@ -147,3 +156,36 @@ def test_a_label_that_escapes_writes_nothing_outside_the_project(mini, tmp_path)
     # figures/demo/fig-../../../../../x.svg would be the project's parent folder's x.svg.
     written = [*tmp_path.parent.glob("x.*"), *tmp_path.rglob("x.*")]
     assert [p for p in written if p.suffix in (".svg", ".pdf", ".png")] == []
+
+
+# ---- images beside the lecture ------------------------------------------------------------------
+
+def red_png(width, height):
+    from PIL import Image
+    data = io.BytesIO()
+    Image.new("RGB", (width, height), (200, 30, 30)).save(data, "PNG")
+    return data.getvalue()
+
+
+def pdf_image_sizes(pdf):
+    listing = subprocess.run(["pdfimages", "-list", str(pdf)], capture_output=True, text=True, check=True).stdout
+    return sorted((int(row.split()[3]), int(row.split()[4])) for row in listing.splitlines()[2:])
+
+
+def test_images_beside_the_lecture_are_in_both_products(mini):
+    """`![](pic.png)` names a file beside the source that names it; the products are written from
+    the executed notebook in _build/<lecture>/, and still show it (slides and handout)."""
+    pictures = {"pic.png": red_png(40, 20), "img/wide.png": red_png(60, 10)}
+    for name, data in pictures.items():
+        (mini.lecture / name).parent.mkdir(parents=True, exist_ok=True)
+        (mini.lecture / name).write_bytes(data)
+    mini.write("# ছবি {#sec-pic}\n\nপাশের ছবি:\n\n![লাল](pic.png)\n\n![চওড়া](img/wide.png)\n\n"
+               "কোডে যেমন লেখা: `![লাল](pic.png)`\n")
+    result = mini.render()
+    assert result.returncode == 0, result.stderr
+    deck = mini.slides.read_text(encoding="utf-8")
+    for data in pictures.values():
+        assert base64.b64encode(data).decode() in deck
+    assert pdf_image_sizes(mini.handout) == [(40, 20), (60, 10)]
+    # Only the link changed; the code span reads as the author wrote it.
+    assert "`![লাল](pic.png)`" in (mini.root / "_build" / "demo" / "demo.ipynb").read_text(encoding="utf-8")

@@ -13,6 +13,7 @@ Post-render: Quarto mirrors the input's folder under the output directory: the e
 look for `_output/<lecture>/slides.html` and `handout.pdf`, so every product goes there. Then the
 course page and each lecture's `code.zip`, as scripts/render writes them.
 """
+import contextlib
 import json
 import os
 import re
@@ -78,6 +79,20 @@ def place(project: Path, output_dir: Path, files: list[str]) -> list[tuple[Path,
             except OSError:
                 break
     return placed
+
+
+def remove_resource_copies(project: Path, output_dir: Path) -> None:
+    """Quarto copies each image a lecture's prose names to the same path under the output folder
+    (`_output/lectures/<lecture>/pic.png`); the deck embeds it and the handout holds it, so the
+    copy is no reader's file. A file there identical to the project's file at that path is one."""
+    for path in sorted(output_dir.rglob("*"), reverse=True):
+        original = project / path.relative_to(output_dir)
+        if path.is_file() and not path.is_symlink() and original.is_file() and \
+                path.stat().st_size == original.stat().st_size and path.read_bytes() == original.read_bytes():
+            path.unlink()
+        elif path.is_dir() and original.is_dir():
+            with contextlib.suppress(OSError):
+                path.rmdir()  # only when empty
 
 
 # Quarto's revealjs post-processor appends a MathJax stylesheet to every speaker-notes aside; the
@@ -252,6 +267,7 @@ def post_render() -> int:
     placed = place(project.root, output_dir, output_files())
     for target, _source in placed:
         print(f"quarto: {os.path.relpath(target, project.root)}", file=sys.stderr)
+    remove_resource_copies(project.root, output_dir)
     record(project, placed)
     keep_sources_in_project(project.root)
     site.build_site(project)

@@ -16,6 +16,7 @@ import yaml
 from lecturekit.execute.record import (CellRun, ClaimResult, Environment, Execution, InlineValue, ProseRun,
                                        option_lines)
 from lecturekit.fsutil import write_if_changed
+from lecturekit.project import Project
 from lecturekit.read import frontmatter, qmd
 from lecturekit.words import bengali_date
 
@@ -33,6 +34,26 @@ def _claims(block, ran, project_root):
     return [ClaimResult(claim.sentence, claim.expr, os.path.relpath(block.file, project_root), claim.line,
                         result["ok"], result.get("error"))
             for claim, result in zip(block.claims, ran)]
+
+
+URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def relinked_images(block, notebook_dir):
+    """The prose run's text with each image path that is relative to its source file made relative
+    to the notebook: both renderers read the notebook from _build/<lecture>/, where a `pic.png`
+    beside the lecture's sources is not. Code blocks and code spans are left as they are."""
+    lines = block.text.split("\n")
+    base = Path(block.file).resolve().parent
+    for lineno, masked in qmd.prose_lines(block):
+        at = lineno - block.line
+        for match in reversed(list(qmd.IMAGE.finditer(masked))):
+            target = match["path"]
+            if URL.match(target) or target.startswith(("/", "#")):
+                continue  # a URL or an anchor (an absolute path was refused when the lecture was read)
+            relative = Path(os.path.relpath(base / target, notebook_dir)).as_posix()
+            lines[at] = lines[at][:match.start("path")] + relative + lines[at][match.end("path"):]
+    return "\n".join(lines)
 
 
 VERSION_NAMES = (("python", "Python"), ("torch", "PyTorch"), ("numpy", "NumPy"))
@@ -63,13 +84,15 @@ def executed_notebook(lecture, results, project_root):
     record = Execution(lecture.name, Environment(results.get("versions", {}), results.get("key"),
                                                  results.get("executed_at")))
     md_index = cell_index = 0
+    notebook_dir = Project(Path(project_root)).notebook_path(lecture.name).parent.resolve()
     for block in lecture.blocks:
         file = os.path.relpath(block.file, project_root)
         if isinstance(block, qmd.Markdown):
             values = results["inline"][md_index]
             run = ProseRun(file, block.line, [InlineValue(i.expr, v) for i, v in zip(block.inline, values)],
                            _claims(block, results["claims"][md_index], project_root))
-            cell = nbformat.v4.new_markdown_cell(qmd.replace_inline(block.text, [_as_text(v) for v in values]))
+            text = relinked_images(block, notebook_dir)
+            cell = nbformat.v4.new_markdown_cell(qmd.replace_inline(text, [_as_text(v) for v in values]))
             md_index += 1
         else:
             ran = results["cells"][cell_index]

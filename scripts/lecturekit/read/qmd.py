@@ -382,8 +382,11 @@ class _Scanner:
         if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", target) and not target.startswith("file:"):
             return  # a URL, not a file of the machine
         name = unquote(urlparse(target).path if target.startswith("file:") else target.split("#")[0])
+        if Path(name).is_absolute() or target.startswith("file:"):
+            raise LectureError(f"image {target} is named by an absolute path; name it relative to this file "
+                               "(the project must render wherever it lies)", path, lineno)
         folder = path.parent
-        candidate = Path(name) if Path(name).is_absolute() else folder / name
+        candidate = folder / name
         # The image itself and, for a name without suffix, the files the formats pick (.svg, .pdf …).
         for found in [candidate, *candidate.parent.glob(glob.escape(candidate.name) + ".*")] if candidate.parent.is_dir() else [candidate]:
             self._inside_project(found.resolve(), f"image {target}", path, lineno)
