@@ -97,6 +97,44 @@ def test_raw_html_in_prose_is_refused_at_its_line(lecture, html):
     refused(index, lecture.project.root, line_of(index, "দ্বিতীয়"), "raw HTML")
 
 
+RUNS_OR_READS_OUTSIDE = {
+    # case: (body after the heading, the line to blame (a text on it), what the message says)
+    "raw inline html": ("একটি `<img src=x onerror=alert(1)>`{=html} লাইন।", "একটি", "raw inline"),
+    "raw inline typst": ('একটি `#panic("x")`{=typst} লাইন।', "একটি", "raw inline"),
+    "span handler": ('[ছুঁয়ে দেখুন]{onmouseover="alert(1)"} লাইন।', "ছুঁয়ে", "attribute 'onmouseover'"),
+    "heading handler": ('## দুই {#sec-two onclick="alert(1)"}', "## দুই", "attribute 'onclick'"),
+    "code span handler": ('কোড `x`{onclick="alert(1)"} লাইন।', "কোড", "attribute 'onclick'"),
+    "script link": ("[চাপুন](javascript:alert(1)) লাইন।", "চাপুন", "javascript: link"),
+    "script autolink": ("<javascript:alert(1)> লাইন।", "javascript", "javascript: link"),
+    "script reference": ("[চাপুন][r]\n\n[r]: javascript:alert(1)", "[r]:", "javascript: link"),
+    "reference image outside": ("![ছবি][r]\n\n[r]: ../../../../../../../../etc/hostname", "[r]:",
+                                "outside the project"),
+    "caption image": ('```{python}\n#| label: fig-p\n#| fig-cap: "![](/etc/x.svg) ছবি"\nprint(1)\n```',
+                      "fig-cap", "absolute path"),
+    "caption html": ('```{python}\n#| label: fig-p\n#| fig-cap: "<script>alert(1)</script>"\nprint(1)\n```',
+                     "fig-cap", "raw HTML '<script>' in 'fig-cap'"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(RUNS_OR_READS_OUTSIDE))
+def test_what_would_run_in_the_deck_or_read_outside_is_refused_at_its_line(lecture, case):
+    body, needle, says = RUNS_OR_READS_OUTSIDE[case]
+    index = lecture(f"# এক {{#sec-one}}\n\nপ্রথম লাইন।\n\n{body}\n")
+    refused(index, lecture.project.root, line_of(index, needle), says)
+
+
+def test_an_image_in_the_title_stays_inside_the_project(lecture):
+    front = FRONT.replace('title: "পরীক্ষার লেকচার"', 'title: "![](../../../../etc/x.svg) শিরোনাম"')
+    index = lecture("# এক {#sec-one}\n", front=front)
+    refused(index, lecture.project.root, line_of(index, "title:"), "outside the project")
+
+
+def test_attributes_and_links_that_run_nothing_are_accepted(lecture):
+    index = lecture('# এক {#sec-one}\n\n[লাল]{.mark} আর [পাতা](https://pytorch.org), [উপরে](#sec-one); '
+                    '`{"on": 1}` কোডে; `x`{.python}।\n\n[r]: https://pytorch.org\n')
+    read_lecture(index, lecture.project.root)
+
+
 def test_prose_that_only_looks_like_html_is_accepted(lecture):
     index = lecture("# এক {#sec-one}\n\nযদি x < 5 আর y > 2 হয়; `<script>` কোডে; <https://pytorch.org> লিংক।\n\n"
                     "```html\n<b>code block</b>\n```\n")

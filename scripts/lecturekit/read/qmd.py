@@ -54,6 +54,13 @@ FIG_REF = re.compile(r"(?<![\w@])@(?P<id>fig-[^\s\[\];,()]*?)(?=[.,;:!?।)\]]*(
 # Raw HTML in prose: a tag or comment pandoc would pass through to the slides (and drop from the handout).
 RAW_HTML = re.compile(r"<!--|</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
 AUTOLINK = re.compile(r"<(?:[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*|[^\s<>@]+@[^\s<>@]+)>")
+# What else in markdown would run in the deck: a raw inline (`` `…`{=html} ``), an event-handler
+# attribute on a heading, span, div or image (`{onclick="…"}`), a link to a script URL; and a
+# reference definition (`[r]: path`), whose path an image may use.
+RAW_INLINE = re.compile(r"\{=[A-Za-z][\w-]*\}")  # after its code span, which prose_lines blanks
+HANDLER_ATTR = re.compile(r"\{[^{}]*?(?<![\w-])(?P<name>on[A-Za-z]+)\s*=")
+SCRIPT_URL = re.compile(r"(?:\]\(\s*<?|<|^\s{0,3}\[[^\]]+\]:\s*<?)\s*(?P<scheme>javascript|vbscript|data):", re.I)
+REFERENCE = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*<?(?P<path>[^\s>]+)")
 
 
 @dataclass(frozen=True)
@@ -135,7 +142,10 @@ def read_lecture(index: Path, project_root: Path | None = None) -> Lecture:
     lecture = Lecture(root=index.parent, index=index, meta=meta, meta_lines=front_matter_lines(text))
     check_front_matter(lecture)
     root = Path(project_root).resolve() if project_root else _project_root(index.parent)
-    _Scanner(lecture, root).scan(body, index, first, chain=(index.resolve(),))
+    scanner = _Scanner(lecture, root)
+    for value, line in _meta_texts(lecture.meta, (), lecture):
+        scanner._check_markdown(CODE_SPAN.sub(lambda m: " " * len(m.group(0)), value), index, line, "the front matter")
+    scanner.scan(body, index, first, chain=(index.resolve(),))
     _check_labels(lecture)
     return lecture
 
@@ -195,6 +205,19 @@ def _check_meta_text(value, key_path, lecture):
             raise LectureError(f"'{name}' holds raw HTML '{html.group(0)[:40]}', outside the supported subset",
                                lecture.index, line)
 
+
+
+def _meta_texts(value, key_path, lecture):
+    """(text, line in index.qmd) of every string in the front matter, each line by its key."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _meta_texts(item, key_path + (str(key),), lecture)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _meta_texts(item, key_path, lecture)
+    elif isinstance(value, str):
+        yield value, next((lecture.meta_lines[key_path[:n]] for n in range(len(key_path), 0, -1)
+                           if key_path[:n] in lecture.meta_lines), None)
 
 
 def _project_root(folder):
@@ -346,6 +369,11 @@ class _Scanner:
             allowed = kind if isinstance(kind, tuple) else (kind,)
             if not isinstance(value, kind) or (isinstance(value, bool) and bool not in allowed):
                 raise LectureError(f"cell option '{key}' has the wrong type: {value!r}", path, at)
+        if isinstance(options.get("fig-cap"), str):
+            # The caption is markdown in both products: the same rules as prose.
+            at = lines.get(("fig-cap",), lineno + 1)
+            self._check_markdown(CODE_SPAN.sub(lambda m: " " * len(m.group(0)), options["fig-cap"]), path, at,
+                                 "'fig-cap'")
         label = options.get("label")
         if label is not None and not LABEL.fullmatch(label):
             raise LectureError(f"cell label '{label}' may hold only {LABEL_RULE} (it names the cell's "
@@ -370,12 +398,28 @@ class _Scanner:
         """Images stay inside the project; raw HTML is refused (the deck would run it, the handout
         drop it)."""
         for lineno, line in prose_lines(block):
-            for match in IMAGE.finditer(line):
-                self._check_image(match["path"], path, lineno)
-            html = RAW_HTML.search(AUTOLINK.sub("", line))
-            if html:
-                raise LectureError(f"raw HTML '{html.group(0)[:40]}' in prose is outside the supported subset "
-                                   "(write markdown; to show the characters, put them in `code`)", path, lineno)
+            self._check_markdown(line, path, lineno)
+
+    def _check_markdown(self, line, path, lineno, where="prose"):
+        """One line of markdown (code spans blanked): what it names stays inside the project, and
+        nothing in it would run in the deck."""
+        for match in [*IMAGE.finditer(line), *REFERENCE.finditer(line)]:
+            self._check_image(match["path"], path, lineno)
+        html = RAW_HTML.search(AUTOLINK.sub("", line))
+        if html:
+            raise LectureError(f"raw HTML '{html.group(0)[:40]}' in {where} is outside the supported subset "
+                               "(write markdown; to show the characters, put them in `code`)", path, lineno)
+        if RAW_INLINE.search(line):
+            raise LectureError(f"a raw inline (`…`{{=format}}) in {where} is outside the supported subset: it "
+                               "reaches one product only (write markdown)", path, lineno)
+        handler = HANDLER_ATTR.search(line)
+        if handler:
+            raise LectureError(f"attribute '{handler['name']}' in {where} would run in the deck; "
+                               "event handlers are outside the supported subset", path, lineno)
+        script = SCRIPT_URL.search(line)
+        if script:
+            raise LectureError(f"a {script['scheme'].lower()}: link in {where} would run in the deck; link to "
+                               "a page (https://…) or a file of the project", path, lineno)
 
     def _check_image(self, target, path, lineno):
         from urllib.parse import unquote, urlparse
