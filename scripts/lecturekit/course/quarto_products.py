@@ -113,6 +113,21 @@ MANIFEST = "quarto-products.json"
 FORMAT_PRODUCTS = {"revealjs": "slides.html", "typst": "handout.pdf"}
 
 
+def read_state(path: Path, what: str) -> dict:
+    """{name: dict} from a state file of ours; a file that is damaged (bytes, JSON, shape) is
+    discarded with one warning, and what it recorded is made again."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError):  # ValueError: not UTF-8, not JSON
+        data = None
+    if isinstance(data, dict) and all(isinstance(value, dict) for value in data.values()):
+        return data
+    print(f"warning: {path}: damaged {what}, discarded (what it recorded is made again)", file=sys.stderr)
+    return {}
+
+
 class QuartoManifest:
     """`_build/<lecture>/quarto-products.json`: per product, the inputs Quarto wrote it from and
     the file it wrote (size, time)."""
@@ -120,10 +135,7 @@ class QuartoManifest:
     def __init__(self, project: Project, name: str):
         self.path = project.build_dir / name / MANIFEST
         self.output = project.output_dir / name
-        try:
-            self.entries = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
-            self.entries = {}
+        self.entries = read_state(self.path, "products manifest")
 
     def _stat(self, product: str):
         try:
@@ -220,10 +232,7 @@ def record(project: Project, placed: list[tuple[Path, str]]) -> None:
     """Note what each placed product was written from: the executed notebook pre-render listed
     (a project render) or not (Quarto executed a source itself: the next project render writes it
     again). The digests come from pre-render, so this step imports no executor."""
-    try:
-        pending = json.loads((project.build_dir / PENDING).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
-        pending = {}
+    pending = read_state(project.build_dir / PENDING, "list of pending products")
     for name in sorted({target.parent.name for target, _source in placed}):
         manifest = QuartoManifest(project, name)
         for target, source in placed:
