@@ -1,10 +1,11 @@
-// An execution engine that claims no file: Quarto loads it before it reads any source of the
-// project, the one moment our check can come before Quarto's own parse (see
+// An execution engine that claims no file: Quarto asks it whether it claims a source before it
+// parses that source, the one moment our check can come before Quarto's own parse (see
 // scripts/lecturekit/course/readable.py). A lecture that cannot be read: its file:line and what is
 // wrong, and exit 1, in place of Quarto's stack trace. Without the project's .venv (a fresh clone,
 // before scripts/setup) nothing is checked here: the pre-render step sets it up and checks.
 const root = decodeURIComponent(new URL("../../", import.meta.url).pathname);
 let checked = false;
+let failed = false;
 
 function checkLectures() {
   if (checked) return;  // Quarto calls init each time it resolves the engines
@@ -22,7 +23,16 @@ function checkLectures() {
   } catch (_err) {
     return;  // no venv yet
   }
-  if (run.code === 1) Deno.exit(1);
+  failed = run.code === 1;
+}
+
+// Called for the first source before Quarto parses it. An error without a message ends Quarto with
+// exit 1 and its own clean-up, printing nothing more (an error thrown from init would be wrapped
+// in one that prints a stack trace).
+function claimsNothing(_file, _ext) {
+  checkLectures();
+  if (failed) throw new Error("");
+  return false;
 }
 
 export default {
@@ -31,11 +41,10 @@ export default {
   defaultYaml: () => [],
   defaultContent: () => [],
   validExtensions: () => [],
-  claimsFile: (_file, _ext) => false,
+  claimsFile: claimsNothing,
   claimsLanguage: (_language, _firstClass) => false,
   canFreeze: false,
   generatesFigures: false,
-  init: (_quarto) => checkLectures(),
   launch: (_context) => {
     throw new Error("the lecture-sources engine claims no file");
   },
