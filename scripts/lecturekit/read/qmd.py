@@ -143,7 +143,7 @@ def read_lecture(index: Path, project_root: Path | None = None) -> Lecture:
     check_front_matter(lecture)
     root = Path(project_root).resolve() if project_root else _project_root(index.parent)
     scanner = _Scanner(lecture, root)
-    for value, line in _meta_texts(lecture.meta, (), lecture):
+    for _name, value, line in _meta_texts(lecture.meta, (), lecture):
         scanner._check_markdown(CODE_SPAN.sub(lambda m: " " * len(m.group(0)), value), index, line, "the front matter")
     scanner.scan(body, index, first, chain=(index.resolve(),))
     _check_labels(lecture)
@@ -181,22 +181,13 @@ def check_front_matter(lecture: Lecture) -> None:
         if key not in FRONT_MATTER_KEYS:
             raise LectureError(f"front-matter key '{key}' is neither used by the products nor a Quarto "
                                f"document option (typo?)", lecture.index, lecture.meta_lines.get((key,)))
-    _check_meta_text(lecture.meta, (), lecture)
+    _check_meta_text(lecture)
 
 
-def _check_meta_text(value, key_path, lecture):
+def _check_meta_text(lecture):
     """Front-matter text goes into both products as it is: an inline `{python}` there would run
     under Quarto only, and raw HTML would run in the deck only."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            _check_meta_text(item, key_path + (str(key),), lecture)
-    elif isinstance(value, list):
-        for item in value:
-            _check_meta_text(item, key_path, lecture)
-    elif isinstance(value, str):
-        line = next((lecture.meta_lines[key_path[:n]] for n in range(len(key_path), 0, -1)
-                     if key_path[:n] in lecture.meta_lines), None)
-        name = ": ".join(key_path)
+    for name, value, line in _meta_texts(lecture.meta, (), lecture):
         if INLINE_EXPR.search(value):
             raise LectureError(f"'{name}' holds an inline `{{python}}` expression; the front matter is not "
                                "executed (write the value, or put the sentence in the prose)", lecture.index, line)
@@ -206,9 +197,9 @@ def _check_meta_text(value, key_path, lecture):
                                lecture.index, line)
 
 
-
 def _meta_texts(value, key_path, lecture):
-    """(text, line in index.qmd) of every string in the front matter, each line by its key."""
+    """(key path as 'a: b', text, line in index.qmd) of every string in the front matter, each
+    line by its key."""
     if isinstance(value, dict):
         for key, item in value.items():
             yield from _meta_texts(item, key_path + (str(key),), lecture)
@@ -216,8 +207,8 @@ def _meta_texts(value, key_path, lecture):
         for item in value:
             yield from _meta_texts(item, key_path, lecture)
     elif isinstance(value, str):
-        yield value, next((lecture.meta_lines[key_path[:n]] for n in range(len(key_path), 0, -1)
-                           if key_path[:n] in lecture.meta_lines), None)
+        yield ": ".join(key_path), value, next((lecture.meta_lines[key_path[:n]] for n in range(len(key_path), 0, -1)
+                                                if key_path[:n] in lecture.meta_lines), None)
 
 
 def _project_root(folder):
