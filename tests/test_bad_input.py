@@ -80,7 +80,7 @@ def test_include_outside_the_project_is_refused(copy):
 def test_cell_file_outside_the_project_is_refused(copy):
     copy.write(GOOD + "\n```{python}\n#| label: stolen\n#| file: /etc/hostname\n```\n")
     index = copy.lecture / "index.qmd"
-    assert_named(copy.render(), index, line_of(index, "```{python}", 2), "outside the project")
+    assert_named(copy.render(), index, line_of(index, "```{python}", 2), "absolute path")
 
 
 def test_non_utf8_source_is_named_with_its_line(copy):

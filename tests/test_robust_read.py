@@ -97,6 +97,21 @@ def test_raw_html_in_prose_is_refused_at_its_line(lecture, html):
     refused(index, lecture.project.root, line_of(index, "দ্বিতীয়"), "raw HTML")
 
 
+def test_absolute_paths_are_refused_even_inside_the_project(lecture):
+    """A project renders wherever it lies: an include or a `file:` cell named by an absolute path
+    is refused at its line, also when the path is inside the project."""
+    folder = lecture.project.lectures_dir / "01-demo"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "_part.qmd").write_text("দ্বিতীয় অংশ।\n", encoding="utf-8")
+    (folder / "code.py").write_text("print(1)\n", encoding="utf-8")
+    index = lecture(f"# এক {{#sec-one}}\n\n{{{{< include {folder / '_part.qmd'} >}}}}\n")
+    refused(index, lecture.project.root, line_of(index, "include"), "absolute path")
+    index = lecture(f"# এক {{#sec-one}}\n\n```{{python}}\n#| file: {folder / 'code.py'}\n```\n")
+    refused(index, lecture.project.root, line_of(index, "```{python}"), "absolute path")
+    ok = lecture("# এক {#sec-one}\n\n{{< include _part.qmd >}}\n\n```{python}\n#| file: code.py\n```\n")
+    read_lecture(ok, lecture.project.root)
+
+
 RUNS_OR_READS_OUTSIDE = {
     # case: (body after the heading, the line to blame (a text on it), what the message says)
     "raw inline html": ("একটি `<img src=x onerror=alert(1)>`{=html} লাইন।", "একটি", "raw inline"),

@@ -35,6 +35,9 @@ def check_sources(path: Path, project_root: Path, named_at: tuple = (None, None)
                 fence = None
         elif include := INCLUDE.match(line):
             lineno = first + offset
+            if Path(include["path"]).is_absolute():
+                raise LectureError(f"{include['path']} is named by an absolute path; name it relative to this "
+                                   "file (the project must render wherever it lies)", path, lineno)
             target = (path.parent / include["path"]).resolve()
             if not target.is_relative_to(project_root):
                 raise LectureError(f"{include['path']} is outside the project; a lecture may only use files "

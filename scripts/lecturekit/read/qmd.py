@@ -242,6 +242,13 @@ class _Scanner:
         self.project_root = project_root
         self.heading = ""
 
+    @staticmethod
+    def _relative(named, path, lineno):
+        if Path(named).is_absolute():
+            raise LectureError(f"{named} is named by an absolute path; name it relative to this file (the "
+                               "project must render wherever it lies)", path, lineno)
+        return named
+
     def _inside_project(self, target, name, path, lineno):
         if not target.is_relative_to(self.project_root):
             raise LectureError(f"{name} is outside the project ({self.project_root}); "
@@ -297,7 +304,8 @@ class _Scanner:
             include = INCLUDE.match(line)
             if include:
                 flush()
-                target = self._inside_project((path.parent / include["path"]).resolve(), include["path"],
+                target = self._inside_project((path.parent / self._relative(include["path"], path, lineno)).resolve(),
+                                              include["path"],
                                               path, lineno)
                 if target in chain:
                     raise LectureError(f"include cycle through {include['path']}", path, lineno)
@@ -378,7 +386,8 @@ class _Scanner:
                                    f"{options['tolerance']!r}", path, lines.get(("tolerance",), lineno + 1)) from None
         code = "\n".join(code_lines).strip("\n")
         if "file" in options:
-            source = self._inside_project((path.parent / options["file"]).resolve(), options["file"],
+            source = self._inside_project((path.parent / self._relative(options["file"], path, lineno)).resolve(),
+                                          options["file"],
                                           path, lineno)
             if code.strip():
                 raise LectureError("a cell with 'file:' must have no code of its own", path, lineno)
