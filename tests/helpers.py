@@ -126,3 +126,43 @@ class MiniProject(ProjectBuilder):
 def pdf_text(pdf):
     """Text in content order (-raw): how a reader's copy and paste sees it."""
     return subprocess.run(["pdftotext", "-raw", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+
+
+def start_render(mini, *args, quiet=True, **popen):
+    """The render CLI started in the background (the same command as run_render)."""
+    return subprocess.Popen([RENDER, *(["--quiet"] if quiet else []), *args], cwd=mini.root,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **popen)
+
+
+def processes_under(folder):
+    """Processes working in folder or naming a path in it: kernels (their working folder is
+    _build/<lecture>/run), pandoc and Typst children."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            cwd = os.readlink(proc / "cwd")
+        except OSError:
+            continue
+        if str(folder) in cmdline or cwd.startswith(str(folder)):
+            found.append((proc.name, cmdline))
+    return found
+
+
+def start_slow_handout(mini, body):
+    """A render of `body` plus 30 000 printed lines (allowed here), which keep Typst busy for
+    seconds, started in a session of its own. Returns (the process, typst_busy): typst_busy() holds
+    once pandoc has written the new .typ and the Typst child compiles it."""
+    config = mini.root / "_quarto.yml"
+    config.write_text(config.read_text(encoding="utf-8") + "  max-output: 5000000\n", encoding="utf-8")
+    mini.write(body + '\n```{python}\n#| label: long\nfor i in range(30_000):\n    print("y" * 99)\n```\n')
+    typ = mini.root / "_build" / "demo" / "demo.typ"
+    old = typ.stat().st_mtime_ns if typ.exists() else None
+    run = start_render(mini, start_new_session=True)
+
+    def typst_busy():
+        return typ.exists() and typ.stat().st_mtime_ns != old and any(
+            "typst.compile" in cmd for _pid, cmd in processes_under(mini.root))
+    return run, typst_busy

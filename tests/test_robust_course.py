@@ -5,11 +5,15 @@ outside the pattern) is listed as failed with its error, in the summary and on t
 other lectures are rendered and the render exits 1. A render of another, named lecture is not
 stopped by it.
 """
+import html
+import os
+import re
 import shutil
+import subprocess
 
 import pytest
 
-from helpers import FRONT, run_render
+from helpers import FRONT, RENDER, run_render
 from lecturekit.project import LECTURE_NAME_RULE
 
 BODY = "# হিসাব {#sec-count}\n\n```{python}\n#| label: work\nprint(6 * 7)\n```\n"
@@ -42,6 +46,20 @@ def test_one_broken_lecture_never_stops_the_others(course):
     assert 'id="03-broken"' in page and "malformed YAML front matter" in page
     assert "lectures/03-broken/index.qmd:2" in page  # named inside the project, not where it lies
     assert str(course.root) not in page
+    said, error = failure_texts(page, "03-broken")
+    assert "malformed YAML front matter" in error and "lectures/03-broken/index.qmd:2" in error
+    # What the page says around the error is for Bangla readers: no English word in it.
+    assert re.search("[\u0980-\u09ff]", said) and not re.search("[A-Za-z]", said), said
+    assert "২টি পর্ব তৈরি" in page  # the broken one is listed, not counted as made
+
+
+def failure_texts(page, lecture):
+    """A lecture's `.failed` note on the course page: (the words around the error, the error)."""
+    item = re.search(rf'<li id="{re.escape(lecture)}">.*?</li>', page, re.S).group(0)
+    note = re.search(r'<span class="failed">(.*)</span>', item, re.S).group(1)
+    error = re.search(r"<code[^>]*>(.*?)</code>", note, re.S)
+    said = re.sub(r"<[^>]+>", " ", note.replace(error.group(0), " "))
+    return " ".join(html.unescape(said).split()), html.unescape(error.group(1))
 
 
 def test_a_named_lecture_renders_beside_a_broken_one(course):
@@ -74,3 +92,28 @@ def test_lecture_folder_names_outside_the_pattern_are_refused(course, name):
     assert f"lecture folder name '{name}'" in result.stderr and LECTURE_NAME_RULE in result.stderr, result.stderr
     assert (course.root / "_build" / "01-good" / "01-good.ipynb").exists()
     assert not (course.root / "_build" / name).exists()
+
+
+@pytest.mark.parametrize("linked", ["folder", "index.qmd", "a pipe inside"])
+def test_a_lecture_linked_from_outside_is_refused_unread(course, tmp_path_factory, linked):
+    """`lectures/03-evil` (or its index.qmd) is a symbolic link to a folder outside the project.
+    The source there is a FIFO: anything that opened it would hang the render. A FIFO inside the
+    project is refused before it is opened."""
+    outside = tmp_path_factory.mktemp("outside")
+    os.mkfifo(outside / "index.qmd")
+    evil = course.lectures_dir / "03-evil"
+    if linked == "folder":
+        evil.symlink_to(outside)
+    else:
+        evil.mkdir()
+        if linked == "index.qmd":
+            (evil / "index.qmd").symlink_to(outside / "index.qmd")
+        else:
+            os.mkfifo(evil / "index.qmd")
+    result = subprocess.run([RENDER, "--quiet"], cwd=course.root, capture_output=True, text=True, timeout=90)
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    says = "is not a regular file (a pipe or a device)" if linked == "a pipe inside" else \
+        "a symbolic link leads this lecture out of the project"
+    assert "[03-evil] FAILED" in result.stderr and says in result.stderr, result.stderr
+    assert course.output("01-good", "slides.html").exists() and not course.output("03-evil", "slides.html").exists()

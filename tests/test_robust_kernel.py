@@ -31,7 +31,8 @@ def test_output_just_past_the_limit_fails_at_once(copy, code):  # noqa: F811
 
 @pytest.mark.parametrize("group", [True, False], ids=["terminal", "kill-INT"])
 def test_ctrl_c_in_a_cell_that_ignores_it_leaves_no_traceback(copy, group):  # noqa: F811
-    from test_bad_input import interrupt_when, processes_under, start_render
+    from helpers import processes_under, start_render
+    from test_bad_input import interrupt_when
     before = products(copy)
     copy.write(GOOD + "\n```{python}\n#| label: deaf\nimport signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
                "for _ in range(600):\n    time.sleep(0.1)\n```\n")

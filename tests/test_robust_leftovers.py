@@ -7,7 +7,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from test_bad_input import copy, processes_under, products, rendered_mini, start_render  # noqa: F401
+from helpers import processes_under, start_slow_handout
+from test_bad_input import copy, products, rendered_mini  # noqa: F401
 from test_pipeline import GOOD
 
 
@@ -56,15 +57,9 @@ def test_a_failing_second_rename_keeps_the_old_slides(copy):  # noqa: F811
 
 def test_a_killed_render_leaves_no_typst_running(copy):  # noqa: F811
     """kill -9 of the render while Typst compiles a long handout: Typst ends with it."""
-    config = copy.root / "_quarto.yml"
-    config.write_text(config.read_text(encoding="utf-8") + "  max-output: 5000000\n", encoding="utf-8")
-    copy.write(GOOD + '\n```{python}\n#| label: long\nfor i in range(30_000):\n    print("y" * 99)\n```\n')
-    run = start_render(copy, start_new_session=True)
-    typ = copy.root / "_build" / "demo" / "demo.typ"
-    old_typ = typ.stat().st_mtime_ns if typ.exists() else None
+    run, typst_busy = start_slow_handout(copy, GOOD)
     deadline = time.monotonic() + 120
-    while not (typ.exists() and typ.stat().st_mtime_ns != old_typ and any(
-            "typst" in cmd for _pid, cmd in processes_under(copy.root))):
+    while not typst_busy():
         assert run.poll() is None, run.communicate()
         assert time.monotonic() < deadline, "Typst never started"
         time.sleep(0.05)

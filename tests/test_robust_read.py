@@ -3,7 +3,10 @@
 Read-stage checks run on the reader directly (no kernel); one render per case proves that nothing
 is written outside the project before the error.
 """
+import base64
+import io
 import os
+import subprocess
 import textwrap
 from pathlib import Path
 
@@ -69,7 +72,13 @@ def test_images_outside_the_project_are_refused(lecture, tmp_path):
     outside = tmp_path / "secret.svg"
     outside.write_text("<svg xmlns='http://www.w3.org/2000/svg'/>")
     index = lecture(f"# এক {{#sec-one}}\n\nছবি:\n\n![গোপন]({outside})\n")
-    refused(index, lecture.project.root, line_of(index, "![গোপন]"), "outside the project")
+    refused(index, lecture.project.root, line_of(index, "![গোপন]"), "absolute path")
+    # An absolute path inside the project: refused too (the project renders wherever it lies).
+    inside = index.parent / "inside.svg"
+    inside.write_text("<svg xmlns='http://www.w3.org/2000/svg'/>")
+    for named in (inside, f"file://{inside}"):
+        index = lecture(f"# এক {{#sec-one}}\n\nছবি:\n\n![ভেতরে]({named})\n")
+        refused(index, lecture.project.root, line_of(index, "![ভেতরে]"), "absolute path", "relative to this file")
     # A symlink inside the lecture folder that points outside.
     (index.parent / "linked.svg").symlink_to(outside)
     index = lecture("# এক {#sec-one}\n\n![লিংক](linked.svg){fig-alt=\"x\"}\n")
@@ -86,6 +95,59 @@ def test_images_outside_the_project_are_refused(lecture, tmp_path):
 def test_raw_html_in_prose_is_refused_at_its_line(lecture, html):
     index = lecture(f"# এক {{#sec-one}}\n\nপ্রথম লাইন।\nদ্বিতীয় {html} লাইন।\n")
     refused(index, lecture.project.root, line_of(index, "দ্বিতীয়"), "raw HTML")
+
+
+def test_absolute_paths_are_refused_even_inside_the_project(lecture):
+    """A project renders wherever it lies: an include or a `file:` cell named by an absolute path
+    is refused at its line, also when the path is inside the project."""
+    folder = lecture.project.lectures_dir / "01-demo"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "_part.qmd").write_text("দ্বিতীয় অংশ।\n", encoding="utf-8")
+    (folder / "code.py").write_text("print(1)\n", encoding="utf-8")
+    index = lecture(f"# এক {{#sec-one}}\n\n{{{{< include {folder / '_part.qmd'} >}}}}\n")
+    refused(index, lecture.project.root, line_of(index, "include"), "absolute path")
+    index = lecture(f"# এক {{#sec-one}}\n\n```{{python}}\n#| file: {folder / 'code.py'}\n```\n")
+    refused(index, lecture.project.root, line_of(index, "```{python}"), "absolute path")
+    ok = lecture("# এক {#sec-one}\n\n{{< include _part.qmd >}}\n\n```{python}\n#| file: code.py\n```\n")
+    read_lecture(ok, lecture.project.root)
+
+
+RUNS_OR_READS_OUTSIDE = {
+    # case: (body after the heading, the line to blame (a text on it), what the message says)
+    "raw inline html": ("একটি `<img src=x onerror=alert(1)>`{=html} লাইন।", "একটি", "raw inline"),
+    "raw inline typst": ('একটি `#panic("x")`{=typst} লাইন।', "একটি", "raw inline"),
+    "span handler": ('[ছুঁয়ে দেখুন]{onmouseover="alert(1)"} লাইন।', "ছুঁয়ে", "attribute 'onmouseover'"),
+    "heading handler": ('## দুই {#sec-two onclick="alert(1)"}', "## দুই", "attribute 'onclick'"),
+    "code span handler": ('কোড `x`{onclick="alert(1)"} লাইন।', "কোড", "attribute 'onclick'"),
+    "script link": ("[চাপুন](javascript:alert(1)) লাইন।", "চাপুন", "javascript: link"),
+    "script autolink": ("<javascript:alert(1)> লাইন।", "javascript", "javascript: link"),
+    "script reference": ("[চাপুন][r]\n\n[r]: javascript:alert(1)", "[r]:", "javascript: link"),
+    "reference image outside": ("![ছবি][r]\n\n[r]: ../../../../../../../../etc/hostname", "[r]:",
+                                "outside the project"),
+    "caption image": ('```{python}\n#| label: fig-p\n#| fig-cap: "![](/etc/x.svg) ছবি"\nprint(1)\n```',
+                      "fig-cap", "absolute path"),
+    "caption html": ('```{python}\n#| label: fig-p\n#| fig-cap: "<script>alert(1)</script>"\nprint(1)\n```',
+                     "fig-cap", "raw HTML '<script>' in 'fig-cap'"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(RUNS_OR_READS_OUTSIDE))
+def test_what_would_run_in_the_deck_or_read_outside_is_refused_at_its_line(lecture, case):
+    body, needle, says = RUNS_OR_READS_OUTSIDE[case]
+    index = lecture(f"# এক {{#sec-one}}\n\nপ্রথম লাইন।\n\n{body}\n")
+    refused(index, lecture.project.root, line_of(index, needle), says)
+
+
+def test_an_image_in_the_title_stays_inside_the_project(lecture):
+    front = FRONT.replace('title: "পরীক্ষার লেকচার"', 'title: "![](../../../../etc/x.svg) শিরোনাম"')
+    index = lecture("# এক {#sec-one}\n", front=front)
+    refused(index, lecture.project.root, line_of(index, "title:"), "outside the project")
+
+
+def test_attributes_and_links_that_run_nothing_are_accepted(lecture):
+    index = lecture('# এক {#sec-one}\n\n[লাল]{.mark} আর [পাতা](https://pytorch.org), [উপরে](#sec-one); '
+                    '`{"on": 1}` কোডে; `x`{.python}।\n\n[r]: https://pytorch.org\n')
+    read_lecture(index, lecture.project.root)
 
 
 def test_prose_that_only_looks_like_html_is_accepted(lecture):
@@ -147,3 +209,36 @@ def test_a_label_that_escapes_writes_nothing_outside_the_project(mini, tmp_path)
     # figures/demo/fig-../../../../../x.svg would be the project's parent folder's x.svg.
     written = [*tmp_path.parent.glob("x.*"), *tmp_path.rglob("x.*")]
     assert [p for p in written if p.suffix in (".svg", ".pdf", ".png")] == []
+
+
+# ---- images beside the lecture ------------------------------------------------------------------
+
+def red_png(width, height):
+    from PIL import Image
+    data = io.BytesIO()
+    Image.new("RGB", (width, height), (200, 30, 30)).save(data, "PNG")
+    return data.getvalue()
+
+
+def pdf_image_sizes(pdf):
+    listing = subprocess.run(["pdfimages", "-list", str(pdf)], capture_output=True, text=True, check=True).stdout
+    return sorted((int(row.split()[3]), int(row.split()[4])) for row in listing.splitlines()[2:])
+
+
+def test_images_beside_the_lecture_are_in_both_products(mini):
+    """`![](pic.png)` names a file beside the source that names it; the products are written from
+    the executed notebook in _build/<lecture>/, and still show it (slides and handout)."""
+    pictures = {"pic.png": red_png(40, 20), "img/wide.png": red_png(60, 10)}
+    for name, data in pictures.items():
+        (mini.lecture / name).parent.mkdir(parents=True, exist_ok=True)
+        (mini.lecture / name).write_bytes(data)
+    mini.write("# ছবি {#sec-pic}\n\nপাশের ছবি:\n\n![লাল](pic.png)\n\n![চওড়া](img/wide.png)\n\n"
+               "কোডে যেমন লেখা: `![লাল](pic.png)`\n")
+    result = mini.render()
+    assert result.returncode == 0, result.stderr
+    deck = mini.slides.read_text(encoding="utf-8")
+    for data in pictures.values():
+        assert base64.b64encode(data).decode() in deck
+    assert pdf_image_sizes(mini.handout) == [(40, 20), (60, 10)]
+    # Only the link changed; the code span reads as the author wrote it.
+    assert "`![লাল](pic.png)`" in (mini.root / "_build" / "demo" / "demo.ipynb").read_text(encoding="utf-8")

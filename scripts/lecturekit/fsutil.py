@@ -13,6 +13,9 @@ def read_source(path: Path, parent: Path | None = None, line: int | None = None)
     (an include, a `file:` option); bytes that are not UTF-8 on their own line."""
     path = Path(path)
     where = (parent or path, line)
+    if path.exists() and not path.is_file() and not path.is_dir():
+        # A pipe or a device would block the render, or never end.
+        raise LectureError(f"{path} is not a regular file (a pipe or a device)", *where)
     try:
         data = path.read_bytes()
     except FileNotFoundError:

@@ -31,11 +31,16 @@ LECTURE_NAME_RULE = "lowercase ASCII letters, digits and hyphens, starting with 
 
 
 def check_lecture_name(folder: Path | str) -> None:
-    """A LectureError naming the folder when its name is outside the pattern."""
+    """A LectureError naming the folder when its name is outside the pattern, or when the folder or
+    its index.qmd is a symbolic link that leads out of the project (`lectures/<name>/`)."""
     name = Path(folder).name
+    index = Path(folder) / "index.qmd"
     if not LECTURE_NAME.fullmatch(name):
-        raise LectureError(f"lecture folder name '{name}' is not allowed: use {LECTURE_NAME_RULE}",
-                           Path(folder) / "index.qmd")
+        raise LectureError(f"lecture folder name '{name}' is not allowed: use {LECTURE_NAME_RULE}", index)
+    project = Path(folder).absolute().parent.parent.resolve()
+    if not index.resolve().is_relative_to(project):
+        raise LectureError(f"a symbolic link leads this lecture out of the project (to {index.resolve()}); "
+                           "a lecture's sources lie inside the project", index)
 
 
 # Files written aside by a process (`.<name>.<pid>[.<thread>][.old].tmp`): renamed into place or

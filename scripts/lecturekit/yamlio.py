@@ -36,9 +36,24 @@ def yaml_error_line(err: yaml.YAMLError) -> int:
     return int(mark.line) if mark is not None else 0
 
 
+# What to do about the parser's commonest complaints (matched in its context and problem).
+YAML_FIXES = (
+    ("quoted scalar", "close the quote opened on this line"),
+    ("flow sequence", "close the '[' opened on this line"),
+    ("flow mapping", "close the '{' opened on this line"),
+    ("mapping values are not allowed", "quote the value: it holds ': '"),
+    ("found character '\\t'", "indent with spaces, not tabs"),
+    ("could not find expected ':'", "write 'key: value' on this line, or quote a value that runs on"),
+    ("found undefined alias", "quote the value: a leading '*' names an alias"),
+)
+
+
 def yaml_error_text(err: yaml.YAMLError) -> str:
+    """The parser's complaint and, for the common ones, the fix."""
     problem: Any = getattr(err, "problem", None)
     if not problem:
         return str(err).split("\n")[0]
     context = getattr(err, "context", None)
-    return f"{context}: {problem}" if context else str(problem)
+    text = f"{context}: {problem}" if context else str(problem)
+    fix = next((fix for pattern, fix in YAML_FIXES if pattern in text), None)
+    return f"{text} ({fix})" if fix else text

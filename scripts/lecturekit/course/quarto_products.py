@@ -22,6 +22,7 @@ Quarto still renders the previewed source once before it starts that server; und
 pre-render turns execution off for that render, and post-render throws its product away, so no
 kernel of Quarto's starts and nothing of it reaches `_output/`.
 """
+import contextlib
 import json
 import os
 import re
@@ -133,6 +134,20 @@ def place(project: Path, output_dir: Path, files: list[str]) -> list[tuple[Path,
     return placed
 
 
+def remove_resource_copies(project: Path, output_dir: Path) -> None:
+    """Quarto copies each image a lecture's prose names to the same path under the output folder
+    (`_output/lectures/<lecture>/pic.png`); the deck embeds it and the handout holds it, so the
+    copy is no reader's file. A file there identical to the project's file at that path is one."""
+    for path in sorted(output_dir.rglob("*"), reverse=True):
+        original = project / path.relative_to(output_dir)
+        if path.is_file() and not path.is_symlink() and original.is_file() and \
+                path.stat().st_size == original.stat().st_size and path.read_bytes() == original.read_bytes():
+            path.unlink()
+        elif path.is_dir() and original.is_dir():
+            with contextlib.suppress(OSError):
+                path.rmdir()  # only when empty
+
+
 # Quarto's revealjs post-processor appends a MathJax stylesheet to every speaker-notes aside; the
 # deck uses KaTeX, and the notes window would show the rule among the notes' text nodes.
 MATHJAX_NOTES_STYLE = re.compile(r'<style type="text/css">\s*span\.MJX_Assistive_MathML \{[^}]*\}\s*</style>\s*')
@@ -151,6 +166,21 @@ MANIFEST = "quarto-products.json"
 FORMAT_PRODUCTS = {"revealjs": "slides.html", "typst": "handout.pdf"}
 
 
+def read_state(path: Path, what: str) -> dict:
+    """{name: dict} from a state file of ours; a file that is damaged (bytes, JSON, shape) is
+    discarded with one warning, and what it recorded is made again."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError):  # ValueError: not UTF-8, not JSON
+        data = None
+    if isinstance(data, dict) and all(isinstance(value, dict) for value in data.values()):
+        return data
+    print(f"warning: {path}: damaged {what}, discarded (what it recorded is made again)", file=sys.stderr)
+    return {}
+
+
 class QuartoManifest:
     """`_build/<lecture>/quarto-products.json`: per product, the inputs Quarto wrote it from and
     the file it wrote (size, time)."""
@@ -158,10 +188,7 @@ class QuartoManifest:
     def __init__(self, project: Project, name: str):
         self.path = project.build_dir / name / MANIFEST
         self.output = project.output_dir / name
-        try:
-            self.entries = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
-            self.entries = {}
+        self.entries = read_state(self.path, "products manifest")
 
     def _stat(self, product: str):
         try:
@@ -258,10 +285,7 @@ def record(project: Project, placed: list[tuple[Path, str]]) -> None:
     """Note what each placed product was written from: the executed notebook pre-render listed.
     The digests come from pre-render, so this step imports no executor. (A draft, in
     `_output/<lecture>/draft/`, replaces no checked product: nothing to note.)"""
-    try:
-        pending = json.loads((project.build_dir / PENDING).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
-        pending = {}
+    pending = read_state(project.build_dir / PENDING, "list of pending products")
     checked = [target for target, source in placed if source == "_build"]
     for name in sorted({target.parent.name for target in checked}):
         manifest = QuartoManifest(project, name)
@@ -385,6 +409,7 @@ def post_render() -> int:
     for target, source in placed:
         print(f"quarto: {os.path.relpath(target, project.root)}{' (draft)' if source == 'lectures' else ''}",
               file=sys.stderr)
+    remove_resource_copies(project.root, output_dir)
     record(project, placed)
     sweep_mirrors(output_dir)
     keep_sources_in_project(project.root)

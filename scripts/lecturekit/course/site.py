@@ -210,7 +210,8 @@ def index_html(project: Project, lectures: list[tuple[Path, dict]], errors: dict
     font = base64.b64encode(font_path.read_bytes()).decode() if font_path.exists() else ""
     course = next((str(m["course"]) for _d, m in lectures if m.get("course")), frontmatter.COURSE)
     total = next((m["episodes"] for _d, m in lectures if m.get("episodes")), None)
-    count = EPISODES_MADE.format(made=bn_digits(len(lectures))) + (OF_TOTAL.format(total=bn_digits(total)) if total else "")
+    made = sum(folder.name not in (errors or {}) for folder, _m in lectures)  # a failed one is not made
+    count = EPISODES_MADE.format(made=bn_digits(made)) + (OF_TOTAL.format(total=bn_digits(total)) if total else "")
     return _templates().get_template("course.html.j2").render(
         course=course, count=count, font=font, modules=modules(project, lectures, errors))
 

@@ -17,7 +17,9 @@ import yaml
 from lecturekit.execute.record import (CellRun, ClaimResult, Environment, Execution, InlineValue, ProseRun,
                                        option_lines)
 from lecturekit.fsutil import write_if_changed
+from lecturekit.project import Project
 from lecturekit.read import frontmatter, qmd
+from lecturekit.read.scanner import IMAGE, prose_lines
 from lecturekit.words import bengali_date
 
 
@@ -34,6 +36,26 @@ def _claims(block: qmd.Markdown, ran: list[ClaimResult], project_root: Path) -> 
     return [ClaimResult(claim.sentence, claim.expr, os.path.relpath(block.file, project_root), claim.line,
                         result.ok, result.error)
             for claim, result in zip(block.claims, ran)]
+
+
+URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def relinked_images(block: qmd.Markdown, notebook_dir: Path) -> str:
+    """The prose run's text with each image path that is relative to its source file made relative
+    to the notebook: both renderers read the notebook from _build/<lecture>/, where a `pic.png`
+    beside the lecture's sources is not. Code blocks and code spans are left as they are."""
+    lines = block.text.split("\n")
+    base = Path(block.file).resolve().parent
+    for lineno, masked in prose_lines(block):
+        at = lineno - block.line
+        for match in reversed(list(IMAGE.finditer(masked))):
+            target = match["path"]
+            if URL.match(target) or target.startswith(("/", "#")):
+                continue  # a URL or an anchor (an absolute path was refused when the lecture was read)
+            relative = Path(os.path.relpath(base / target, notebook_dir)).as_posix()
+            lines[at] = lines[at][:match.start("path")] + relative + lines[at][match.end("path"):]
+    return "\n".join(lines)
 
 
 VERSION_NAMES = (("python", "Python"), ("torch", "PyTorch"), ("numpy", "NumPy"))
@@ -66,6 +88,7 @@ def executed_notebook(lecture: qmd.Lecture, execution: Execution, project_root: 
     nb.cells.append(nbformat.v4.new_raw_cell(f"---\n{front}---"))
     record = Execution(lecture.name, Environment(env.versions, env.key, env.executed_at))
     prose, cells = iter(execution.prose), iter(execution.cells)
+    notebook_dir = Project(Path(project_root)).notebook_path(lecture.name).parent.resolve()
     for block in lecture.blocks:
         file = os.path.relpath(block.file, project_root)
         if isinstance(block, qmd.Markdown):
@@ -73,7 +96,8 @@ def executed_notebook(lecture: qmd.Lecture, execution: Execution, project_root: 
             values = [i.value for i in said.inline]
             run: ProseRun | CellRun = ProseRun(file, block.line, [InlineValue(i.expr, v) for i, v in zip(block.inline, values)],
                            _claims(block, said.claims, project_root))
-            cell = nbformat.v4.new_markdown_cell(qmd.replace_inline(block.text, [_as_text(v) for v in values]))
+            text = relinked_images(block, notebook_dir)
+            cell = nbformat.v4.new_markdown_cell(qmd.replace_inline(text, [_as_text(v) for v in values]))
         else:
             ran = next(cells)
             run = CellRun(file, block.line, block.label, block.heading, block.options, block.code,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 import yaml
@@ -77,23 +78,28 @@ def check_front_matter(meta: Meta, meta_lines: dict[KeyPath, int], index: Path) 
     _check_meta_text(meta, (), meta_lines, index)
 
 
+def meta_texts(value: object, key_path: KeyPath, meta_lines: dict[KeyPath, int]) -> Iterator[tuple[str, str, int | None]]:
+    """(key path as 'a: b', text, line in index.qmd) of every string in the front matter, each
+    line by its key."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from meta_texts(item, key_path + (str(key),), meta_lines)
+    elif isinstance(value, list):
+        for item in value:
+            yield from meta_texts(item, key_path, meta_lines)
+    elif isinstance(value, str):
+        yield ": ".join(key_path), value, next((meta_lines[key_path[:n]] for n in range(len(key_path), 0, -1)
+                                                if key_path[:n] in meta_lines), None)
+
+
 def _check_meta_text(value: object, key_path: KeyPath, meta_lines: dict[KeyPath, int], index: Path) -> None:
     """Front-matter text goes into both products as it is: an inline `{python}` there would run
     under Quarto only, and raw HTML would run in the deck only."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            _check_meta_text(item, key_path + (str(key),), meta_lines, index)
-    elif isinstance(value, list):
-        for item in value:
-            _check_meta_text(item, key_path, meta_lines, index)
-    elif isinstance(value, str):
-        line = next((meta_lines[key_path[:n]] for n in range(len(key_path), 0, -1)
-                     if key_path[:n] in meta_lines), None)
-        name = ": ".join(key_path)
-        if INLINE_EXPR.search(value):
+    for name, text, line in meta_texts(value, key_path, meta_lines):
+        if INLINE_EXPR.search(text):
             raise LectureError(f"'{name}' holds an inline `{{python}}` expression; the front matter is not "
                                "executed (write the value, or put the sentence in the prose)", index, line)
-        html = RAW_HTML.search(AUTOLINK.sub("", CODE_SPAN.sub("", value)))
+        html = RAW_HTML.search(AUTOLINK.sub("", CODE_SPAN.sub("", text)))
         if html:
             raise LectureError(f"'{name}' holds raw HTML '{html.group(0)[:40]}', outside the supported subset",
                                index, line)

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lecturekit.fsutil import read_source
-from lecturekit.read.claims import Claim, Inline, replace_inline  # noqa: F401  (the stages' names for them)
-from lecturekit.read.frontmatter import Meta, check_front_matter, front_matter_lines, split_front_matter
+from lecturekit.read.claims import CODE_SPAN, Claim, Inline, replace_inline  # noqa: F401  (the stages' names for them)
+from lecturekit.read.frontmatter import Meta, check_front_matter, front_matter_lines, meta_texts, split_front_matter
 from lecturekit.read.scanner import Block, Cell, Markdown, Scanner, check_labels  # noqa: F401
 from lecturekit.yamlio import KeyPath
 
@@ -47,7 +47,10 @@ def read_lecture(index: Path, project_root: Path | None = None) -> Lecture:
     lecture = Lecture(root=index.parent, index=index, meta=meta, meta_lines=front_matter_lines(text))
     check_front_matter(lecture.meta, lecture.meta_lines, lecture.index)
     root = Path(project_root).resolve() if project_root else _project_root(index.parent)
-    Scanner(lecture.blocks, root).scan(body, index, first, chain=(index.resolve(),))
+    scanner = Scanner(lecture.blocks, root)
+    for _name, value, line in meta_texts(lecture.meta, (), lecture.meta_lines):
+        scanner.check_markdown(CODE_SPAN.sub(lambda m: " " * len(m.group(0)), value), index, line, "the front matter")
+    scanner.scan(body, index, first, chain=(index.resolve(),))
     check_labels(lecture.blocks)
     return lecture
 

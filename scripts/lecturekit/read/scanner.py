@@ -33,6 +33,7 @@ CELL_OPTIONS: dict[str, type | tuple[type, ...]] = {
     "fig-width": (int, float),  # inches
     "fig-height": (int, float),
     "code-line-numbers": (str, bool),
+    "class-output": str,  # classes of the printed text, e.g. `python` for printed source
     "file": str,
     # Our own (Quarto keeps unknown cell options as metadata):
     "timeout": (int, float),  # seconds this cell may run
@@ -55,6 +56,13 @@ LABEL_RULE = "ASCII letters, digits, '-' and '_'"
 # Markdown images `![caption](path)` and figure references `@fig-name` in prose.
 IMAGE = re.compile(r"!\[(?:[^\]\\]|\\.)*\]\(\s*<?(?P<path>[^)\s>]+)")
 FIG_REF = re.compile(r"(?<![\w@])@(?P<id>fig-[^\s\[\];,()]*?)(?=[.,;:!?।)\]]*(?:\s|$))")
+# What else in markdown would run in the deck: a raw inline (`` `…`{=html} ``), an event-handler
+# attribute on a heading, span, div or image (`{onclick="…"}`), a link to a script URL; and a
+# reference definition (`[r]: path`), whose path an image may use.
+RAW_INLINE = re.compile(r"\{=[A-Za-z][\w-]*\}")  # after its code span, which prose_lines blanks
+HANDLER_ATTR = re.compile(r"\{[^{}]*?(?<![\w-])(?P<name>on[A-Za-z]+)\s*=")
+SCRIPT_URL = re.compile(r"(?:\]\(\s*<?|<|^\s{0,3}\[[^\]]+\]:\s*<?)\s*(?P<scheme>javascript|vbscript|data):", re.I)
+REFERENCE = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*<?(?P<path>[^\s>]+)")
 
 
 @dataclass
@@ -105,6 +113,13 @@ class Scanner:
         self.blocks = blocks  # the scan appends to it
         self.project_root = project_root
         self.heading = ""
+
+    @staticmethod
+    def _relative(named: str, path: Path, lineno: int) -> str:
+        if Path(named).is_absolute():
+            raise LectureError(f"{named} is named by an absolute path; name it relative to this file (the "
+                               "project must render wherever it lies)", path, lineno)
+        return named
 
     def _inside_project(self, target: Path, name: str, path: Path, lineno: int) -> Path:
         if not target.is_relative_to(self.project_root):
@@ -162,7 +177,8 @@ class Scanner:
             include = INCLUDE.match(line)
             if include:
                 flush()
-                target = self._inside_project((path.parent / include["path"]).resolve(), include["path"],
+                target = self._inside_project((path.parent / self._relative(include["path"], path, lineno)).resolve(),
+                                              include["path"],
                                               path, lineno)
                 if target in chain:
                     raise LectureError(f"include cycle through {include['path']}", path, lineno)
@@ -225,6 +241,11 @@ class Scanner:
             allowed = kind if isinstance(kind, tuple) else (kind,)
             if not isinstance(value, kind) or (isinstance(value, bool) and bool not in allowed):
                 raise LectureError(f"cell option '{key}' has the wrong type: {value!r}", path, at)
+        if isinstance(options.get("fig-cap"), str):
+            # The caption is markdown in both products: the same rules as prose.
+            at = lines.get(("fig-cap",), lineno + 1)
+            self.check_markdown(CODE_SPAN.sub(lambda m: " " * len(m.group(0)), options["fig-cap"]), path, at,
+                                "'fig-cap'")
         label = options.get("label")
         if label is not None and not LABEL.fullmatch(label):
             raise LectureError(f"cell label '{label}' may hold only {LABEL_RULE} (it names the cell's "
@@ -238,7 +259,8 @@ class Scanner:
                                    f"{options['tolerance']!r}", path, lines.get(("tolerance",), lineno + 1)) from None
         code = "\n".join(code_lines).strip("\n")
         if "file" in options:
-            source = self._inside_project((path.parent / options["file"]).resolve(), options["file"],
+            source = self._inside_project((path.parent / self._relative(options["file"], path, lineno)).resolve(),
+                                          options["file"],
                                           path, lineno)
             if code.strip():
                 raise LectureError("a cell with 'file:' must have no code of its own", path, lineno)
@@ -249,20 +271,38 @@ class Scanner:
         """Images stay inside the project; raw HTML is refused (the deck would run it, the handout
         drop it)."""
         for lineno, line in prose_lines(block):
-            for match in IMAGE.finditer(line):
-                self._check_image(match["path"], path, lineno)
-            html = RAW_HTML.search(AUTOLINK.sub("", line))
-            if html:
-                raise LectureError(f"raw HTML '{html.group(0)[:40]}' in prose is outside the supported subset "
-                                   "(write markdown; to show the characters, put them in `code`)", path, lineno)
+            self.check_markdown(line, path, lineno)
 
-    def _check_image(self, target: str, path: Path, lineno: int) -> None:
+    def check_markdown(self, line: str, path: Path, lineno: int | None, where: str = "prose") -> None:
+        """One line of markdown (code spans blanked): what it names stays inside the project, and
+        nothing in it would run in the deck."""
+        for match in [*IMAGE.finditer(line), *REFERENCE.finditer(line)]:
+            self._check_image(match["path"], path, lineno)
+        html = RAW_HTML.search(AUTOLINK.sub("", line))
+        if html:
+            raise LectureError(f"raw HTML '{html.group(0)[:40]}' in {where} is outside the supported subset "
+                               "(write markdown; to show the characters, put them in `code`)", path, lineno)
+        if RAW_INLINE.search(line):
+            raise LectureError(f"a raw inline (`…`{{=format}}) in {where} is outside the supported subset: it "
+                               "reaches one product only (write markdown)", path, lineno)
+        handler = HANDLER_ATTR.search(line)
+        if handler:
+            raise LectureError(f"attribute '{handler['name']}' in {where} would run in the deck; "
+                               "event handlers are outside the supported subset", path, lineno)
+        script = SCRIPT_URL.search(line)
+        if script:
+            raise LectureError(f"a {script['scheme'].lower()}: link in {where} would run in the deck; link to "
+                               "a page (https://…) or a file of the project", path, lineno)
+
+    def _check_image(self, target: str, path: Path, lineno: int | None) -> None:
         from urllib.parse import unquote, urlparse
         if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", target) and not target.startswith("file:"):
             return  # a URL, not a file of the machine
         name = unquote(urlparse(target).path if target.startswith("file:") else target.split("#")[0])
-        folder = path.parent
-        candidate = Path(name) if Path(name).is_absolute() else folder / name
+        if Path(name).is_absolute() or target.startswith("file:"):
+            raise LectureError(f"image {target} is named by an absolute path; name it relative to this file "
+                               "(the project must render wherever it lies)", path, lineno)
+        candidate = path.parent / name
         # The image itself and, for a name without suffix, the files the formats pick (.svg, .pdf …).
         for found in [candidate, *candidate.parent.glob(glob.escape(candidate.name) + ".*")] if candidate.parent.is_dir() else [candidate]:
             self._inside_project(found.resolve(), f"image {target}", path, lineno)
