@@ -154,9 +154,10 @@ return {
         if not text then return el.content end
         return C.typst_wrap("output-block", 'kind: "' .. output_kind(el) .. '"', el.content)
       end
-      -- Output is text, not code: keep highlight.js from guessing a language for it.
+      -- Output is text, not code: keep highlight.js from guessing a language for it, unless
+      -- the cell names one (`class-output: python` for printed source).
       return el:walk({ CodeBlock = function(cb)
-        cb.classes:insert("nohighlight")
+        if #cb.classes == 0 then cb.classes:insert("nohighlight") end
         return cb
       end })
     end

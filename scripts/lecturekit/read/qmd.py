@@ -28,6 +28,7 @@ CELL_OPTIONS = {
     "fig-width": (int, float),  # inches
     "fig-height": (int, float),
     "code-line-numbers": (str, bool),
+    "class-output": str,  # classes of the printed text, e.g. `python` for printed source
     "file": str,
     # Our own (Quarto keeps unknown cell options as metadata):
     "timeout": (int, float),  # seconds this cell may run
