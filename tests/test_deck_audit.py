@@ -141,10 +141,47 @@ def test_nothing_projected_below_16px(audit):
     assert not small, f"text under {MIN_PX} px at 1280x720: {small}"
 
 
-def test_code_projected_at_24px_or_more(audit):
+def test_code_at_24px_or_more(audit):
     assert any(r["code"] for r in audit), "no code on the slides: nothing measured"
     small = {r["id"]: r["smallcode"][:3] for r in audit if r["smallcode"]}
     assert not small, f"code or output under {MIN_CODE_PX} px at 1280x720: {small}"
+
+
+# Module trees are SVG pictures: their smallest label in the slide's own px, from the picture's drawn
+# width, its viewBox and the font sizes Graphviz wrote.
+TREE_LABELS = r"""
+async () => {
+  const out = [], scale = Reveal.getScale();
+  for (const slide of Reveal.getSlides()) {
+    const imgs = Array.from(slide.querySelectorAll('img'));
+    if (!imgs.length) continue;
+    const at = Reveal.getIndices(slide);
+    Reveal.slide(at.h, at.v);
+    for (const img of imgs) {
+      const svg = await (await fetch(img.src)).text();
+      if (!svg.includes('<title>modtree</title>')) continue;
+      const box = svg.match(/viewBox="[-\d.]+ [-\d.]+ ([\d.]+) [\d.]+"/);
+      const sizes = Array.from(svg.matchAll(/font-size="([\d.]+)"/g)).map(m => +m[1]);
+      out.push({id: slide.id, px: Math.min(...sizes) * img.getBoundingClientRect().width / +box[1] / scale});
+    }
+  }
+  return out;
+}
+"""
+MIN_TREE_PX = 18.0
+
+
+@pytest.mark.parametrize("lecture", lectures_with(r"from modtree import|modtree\.draw"), ids=str)
+def test_module_tree_labels_at_18px_or_more(browser, rendered, lecture):
+    context, page = open_deck(browser, rendered, lecture)
+    try:
+        trees = page.evaluate(TREE_LABELS)
+    finally:
+        context.close()
+    if not trees:
+        pytest.skip("the lecture draws its trees in the handout only")
+    small = {t["id"]: round(t["px"], 1) for t in trees if t["px"] < MIN_TREE_PX - 0.05}
+    assert not small, f"module-tree labels under {MIN_TREE_PX} px on the slide: {small}"
 
 
 def test_every_code_token_meets_wcag_aa(audit):

@@ -209,8 +209,6 @@ def test_figure_text_at_least_8_pt_as_printed(handout, lecture):
     assert not small, f"plot text under {FIGURE_PT} pt on paper: {small}"
 
 
-@pytest.mark.xfail(strict=True, reason="module-tree labels are 10-12 pt in code/modtree/dot.py and the tree is "
-                   "wider than the page, so they print at 5.4-7.6 pt; larger labels need dot.py's sizes")
 def test_module_tree_text_at_least_8_pt_as_printed(handout, lecture):
     producers = figure_producers(lecture)
     figures = [f for p in handout for f in p.figures]
