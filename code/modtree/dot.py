@@ -56,8 +56,8 @@ def _box_label(box: Box, w: dict, counts: bool) -> str:
             shape = w["extra_state"] if slot.kind == "extra_state" else format_shape(slot.shape)
             keys = '<BR ALIGN="LEFT"/>'.join(_key(key, shape) for key in box.keys(slot.name))
         rows.append(
-            f'<TR><TD ALIGN="LEFT" BGCOLOR="{cell_fill}"{rule}>{name}</TD>'
-            f'<TD ALIGN="LEFT" BALIGN="LEFT" BGCOLOR="{cell_fill}"{rule}>{keys}</TD></TR>'
+            f'<TR><TD ALIGN="LEFT"{rule} BGCOLOR="{cell_fill}">{name}</TD>'
+            f'<TD ALIGN="LEFT" BALIGN="LEFT"{rule} BGCOLOR="{cell_fill}">{keys}</TD></TR>'
         )
     if box.folded is not None:
         text = w["folded_row"].format(modules=box.folded.modules, keys=box.folded.keys)
