@@ -248,6 +248,24 @@ def test_steppers_step_with_their_explanations(deck, rendered, lecture):
 
 
 @pytest.mark.parametrize("lecture", QUIZZES, ids=str)
+def test_the_right_option_is_not_the_tell(deck, lecture):
+    """A class votes on the options, so the right one must not stand out by its length: it may be
+    the longest (in letters) in at most half of a lecture's quizzes."""
+    quizzes = deck.evaluate("""() => [...document.querySelectorAll('.quiz')].map(q => ({
+        slide: q.closest('section').id,
+        options: [...q.querySelectorAll('.quiz-option')].map(o => ({
+            right: o.getAttribute('data-correct') === 'true',
+            letters: [...o.innerText].filter(c => /[\\p{L}\\p{M}\\p{N}]/u.test(c)).length}))}))""")
+    assert quizzes and all(sum(o["right"] for o in q["options"]) == 1 for q in quizzes), quizzes
+    tells = []
+    for quiz in quizzes:
+        right = next(o["letters"] for o in quiz["options"] if o["right"])
+        if all(right > o["letters"] for o in quiz["options"] if not o["right"]):
+            tells.append(quiz["slide"])
+    assert len(tells) <= len(quizzes) // 2, f"the right option is the longest in {len(tells)} of {len(quizzes)} quizzes: {tells}"
+
+
+@pytest.mark.parametrize("lecture", QUIZZES, ids=str)
 def test_quiz_answers_by_click_and_keyboard(browser, rendered, lecture):
     context, page = open_deck(browser, rendered, lecture)
     quizzes = ids_with(page, ".quiz")

@@ -138,6 +138,15 @@ return {
   Callout = quarto_callout,
   -- Pandoc's Typst writer puts every table in a figure of kind table (handout.typ numbers them
   -- "সারণি ৯.১"); Quarto's writes an uncaptioned table bare.
+  -- A formula in the handout carries its TeX as its text alternative (PDF /Alt), as the slides'
+  -- KaTeX carries it in MathML.
+  Math = function(m)
+    if not C.handout then return nil end
+    local typst = pandoc.write(pandoc.Pandoc({ pandoc.Plain({ m }) }), "typst"):gsub("%s+$", "")
+    local alt = m.text:gsub("%s+", " "):gsub("^ ", ""):gsub(" $", ""):gsub("\\", "\\\\"):gsub('"', '\\"')
+    local block = m.mathtype == "DisplayMath" and "true" or "false"
+    return pandoc.RawInline("typst", string.format('#math.equation(alt: "%s", block: %s, %s)', alt, block, typst))
+  end,
   Table = function(tbl)
     if C.quarto and C.handout then
       return C.typst_wrap("figure", "kind: table", { tbl })
