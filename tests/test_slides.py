@@ -188,6 +188,30 @@ def test_every_step_inside_the_frame(deck):
     assert not under, "under the arrows, menu button or slide number:\n" + "\n".join(dict.fromkeys(under))
 
 
+CLOCK = re.compile(r"([০-৯]+):([০-৯]+) থেকে ([০-৯]+):([০-৯]+)")
+
+
+@every_lecture
+def test_every_part_divider_gives_the_instructor_its_time(deck):
+    """Each part's divider tells the presenter, in the speaker notes, the minutes the part takes and
+    where the clock should stand (from h:mm to h:mm); the parts follow each other without a gap."""
+    notes = deck.evaluate("""[...document.querySelectorAll('section.level1.title-slide')].map(s =>
+        [s.id, ((s.querySelector('aside.notes') || {}).textContent || '').replace(/\\s+/g, ' ')])""")
+    assert notes, "no part dividers"
+    digits = str.maketrans("০১২৩৪৫৬৭৮৯", "0123456789")
+    clock, problems = 0, []
+    for ident, text in notes:
+        match = CLOCK.search(text)
+        if not match or "মিনিট" not in text:
+            problems.append(f"{ident}: no time in the notes ({text[:60]!r})")
+            continue
+        h0, m0, h1, m1 = (int(g.translate(digits)) for g in match.groups())
+        if h0 * 60 + m0 != clock or h1 * 60 + m1 <= clock:
+            problems.append(f"{ident}: {match.group(0)} does not follow {clock // 60}:{clock % 60:02d}")
+        clock = h1 * 60 + m1
+    assert not problems, "\n".join(problems)
+
+
 def _steps(spec):
     parts = spec.split("|")
     return parts[1:] if parts and parts[0] == "" else parts
