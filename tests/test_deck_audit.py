@@ -1,5 +1,6 @@
 """An audit of every lecture's deck in Chromium, as projected at 1280x720: the part numbers are text and
-run ০, ১, ২ … (one per section file), nothing projected is smaller than 16 px, every code token meets WCAG AA against what is
+run ০, ১, ২ … (one per section file), nothing projected is smaller than 16 px, no code or output
+smaller than 24 px of the 1280x720 slide (read from the back of a room), every code token meets WCAG AA against what is
 behind it (computed colours, opacity included), and every code slide says its point in a visible
 sentence, not only in the speaker notes. Exercise and discussion numbers match the handout's."""
 import unicodedata
@@ -11,6 +12,9 @@ from test_slides import open_deck
 
 BN_DIGITS = "০১২৩৪৫৬৭৮৯"
 MIN_PX = 16.0
+# Code and outputs, in the slide's own px (1280x720, before reveal scales the slide to the window:
+# a 1280x720 window with the 0.06 margin shows them at 24 / 1.06 = 22.6 px, a 1920x1080 projector at 32).
+MIN_CODE_PX = 24.0
 MIN_CONTRAST = 4.5
 # A takeaway is a sentence: at least this many letters outside code, output and notes.
 MIN_SENTENCE = 25
@@ -52,7 +56,7 @@ AUDIT = r"""
     Reveal.slide(at.h, at.v, steps.length ? Math.max(...steps) : -1);
     const id = slide.id || ('#' + (index + 1));
     const rec = {id, index: index + 1, divider: slide.classList.contains('title-slide') && slide.classList.contains('level1'),
-                 part: null, small: [], contrast: [], code: false, sentence: ''};
+                 part: null, small: [], smallcode: [], contrast: [], code: false, sentence: ''};
     if (rec.divider) { const p = slide.querySelector('h1 .part-number'); rec.part = p ? p.textContent.trim() : null; }
     // Text size: every visible text node outside the notes.
     const walker = document.createTreeWalker(slide, NodeFilter.SHOW_TEXT);
@@ -61,6 +65,7 @@ AUDIT = r"""
       if (!n.nodeValue.replace(/[\s\u200b]/g, "") || el.closest('aside.notes, .katex-mathml') || !visible(el)) continue;
       const px = parseFloat(getComputedStyle(el).fontSize) * scale;
       if (px < 16 - 0.05) rec.small.push({text: n.nodeValue.trim().slice(0, 40), px: Math.round(px * 10) / 10});
+      if (el.closest('pre') && px / scale < 24 - 0.05) rec.smallcode.push({text: n.nodeValue.trim().slice(0, 40), px: Math.round(px / scale * 10) / 10});
     }
     // Contrast of every code token (every element holding text inside pre).
     slide.querySelectorAll('pre code, pre code *').forEach(el => {
@@ -134,6 +139,49 @@ def test_part_numbers_match_the_handout(audit, rendered, lecture):
 def test_nothing_projected_below_16px(audit):
     small = {r["id"]: r["small"][:3] for r in audit if r["small"]}
     assert not small, f"text under {MIN_PX} px at 1280x720: {small}"
+
+
+def test_code_at_24px_or_more(audit):
+    assert any(r["code"] for r in audit), "no code on the slides: nothing measured"
+    small = {r["id"]: r["smallcode"][:3] for r in audit if r["smallcode"]}
+    assert not small, f"code or output under {MIN_CODE_PX} px at 1280x720: {small}"
+
+
+# Module trees are SVG pictures: their smallest label in the slide's own px, from the picture's drawn
+# width, its viewBox and the font sizes Graphviz wrote.
+TREE_LABELS = r"""
+async () => {
+  const out = [], scale = Reveal.getScale();
+  for (const slide of Reveal.getSlides()) {
+    const imgs = Array.from(slide.querySelectorAll('img'));
+    if (!imgs.length) continue;
+    const at = Reveal.getIndices(slide);
+    Reveal.slide(at.h, at.v);
+    for (const img of imgs) {
+      const svg = await (await fetch(img.src)).text();
+      if (!svg.includes('<title>modtree</title>')) continue;
+      const box = svg.match(/viewBox="[-\d.]+ [-\d.]+ ([\d.]+) [\d.]+"/);
+      const sizes = Array.from(svg.matchAll(/font-size="([\d.]+)"/g)).map(m => +m[1]);
+      out.push({id: slide.id, px: Math.min(...sizes) * img.getBoundingClientRect().width / +box[1] / scale});
+    }
+  }
+  return out;
+}
+"""
+MIN_TREE_PX = 18.0
+
+
+@pytest.mark.parametrize("lecture", lectures_with(r"from modtree import|modtree\.draw"), ids=str)
+def test_module_tree_labels_at_18px_or_more(browser, rendered, lecture):
+    context, page = open_deck(browser, rendered, lecture)
+    try:
+        trees = page.evaluate(TREE_LABELS)
+    finally:
+        context.close()
+    if not trees:
+        pytest.skip("the lecture draws its trees in the handout only")
+    small = {t["id"]: round(t["px"], 1) for t in trees if t["px"] < MIN_TREE_PX - 0.05}
+    assert not small, f"module-tree labels under {MIN_TREE_PX} px on the slide: {small}"
 
 
 def test_every_code_token_meets_wcag_aa(audit):

@@ -209,8 +209,6 @@ def test_figure_text_at_least_8_pt_as_printed(handout, lecture):
     assert not small, f"plot text under {FIGURE_PT} pt on paper: {small}"
 
 
-@pytest.mark.xfail(strict=True, reason="module-tree labels are 10-12 pt in code/modtree/dot.py and the tree is "
-                   "wider than the page, so they print at 5.4-7.6 pt; larger labels need dot.py's sizes")
 def test_module_tree_text_at_least_8_pt_as_printed(handout, lecture):
     producers = figure_producers(lecture)
     figures = [f for p in handout for f in p.figures]
@@ -315,6 +313,36 @@ def test_glossary_terms_stay_with_their_meaning(text_lines, lecture):
     for number, lines in enumerate(text_lines[:-1], 1):
         if lines and lines[-1][0] in terms:
             pytest.fail(f"page {number} ends with the glossary term {lines[-1][0]!r}, its meaning on the next page")
+
+
+def formula_tags(pdf: Path) -> list[str | None]:
+    """The text alternative (/Alt) of every formula the PDF's structure tree tags, None if it has none."""
+    from pdfminer.pdfdocument import PDFDocument
+    from pdfminer.pdfparser import PDFParser
+    from pdfminer.pdftypes import resolve1
+    from pdfminer.psparser import PSLiteral
+    from pdfminer.utils import decode_text
+    found = []
+    with open(pdf, "rb") as handle:
+        document = PDFDocument(PDFParser(handle))
+        for xref in document.xrefs:
+            for objid in xref.get_objids():
+                try:
+                    obj = document.getobj(objid)
+                except Exception:  # free or broken entries are nothing to read
+                    continue
+                kind = resolve1(obj.get("S")) if isinstance(obj, dict) else None
+                if isinstance(kind, PSLiteral) and kind.name == "Formula":
+                    alt = resolve1(obj.get("Alt"))
+                    found.append(decode_text(alt).strip() if isinstance(alt, bytes) else None)
+    return found
+
+
+@pytest.mark.parametrize("lecture", [lec for lec in LECTURES if lec.has(r"\$[^$\s`{][^$]*\$")], ids=str)
+def test_every_formula_has_a_text_alternative(rendered, lecture):
+    alts = formula_tags(lecture.product(rendered, "handout.pdf"))
+    assert alts, "no formula tagged in the handout"
+    assert all(alts), f"{alts.count(None)} of {len(alts)} formulas without a text alternative"
 
 
 def test_the_viewer_shows_the_title(rendered, lecture):

@@ -4,11 +4,15 @@ Fast, no kernel: what a moved module or a stale entry point would break before a
 """
 import importlib
 import os
+import re
+import shutil
 import subprocess
 import tomllib
 from pathlib import Path
 
 import lecturekit
+from lecturekit.course.builder import theme_digest
+from lecturekit.project import Project
 
 ROOT = Path(__file__).resolve().parents[1]
 KIT = Path(lecturekit.__file__).parent
@@ -57,3 +61,38 @@ def test_python_m_check_still_runs():
                          cwd=ROOT)
     assert out.returncode == 0, out.stderr
     assert "--accept" in out.stdout
+
+
+# ---- what a product is keyed by --------------------------------------------------------------------
+
+TYPST_PATH = re.compile(r'(?:#import|#include|\bread|\bimage|\bjson|\byaml|\bcsv|\btoml)\s*\(?\s*"([^"]+)"')
+
+
+def test_every_file_the_handout_typst_reads_is_keyed():
+    """A product is rewritten when its key changes; the key (course.builder.theme_digest) holds every
+    file under _extensions/. So every file the Typst side imports, includes or reads must live there:
+    one outside would change the handout without a re-render."""
+    outside = []
+    for typ in (ROOT / "_extensions").rglob("*.typ"):
+        for target in TYPST_PATH.findall(typ.read_text(encoding="utf-8")):
+            path = (ROOT / target.lstrip("/")) if target.startswith("/") else (typ.parent / target)
+            if "$" in target or target.startswith(("<svg", "data:")):
+                continue  # a template variable or inline bytes, not a file
+            if (ROOT / "_extensions") not in path.resolve().parents:
+                outside.append(f"{typ.relative_to(ROOT)}: {target}")
+    assert not outside, f"read from outside _extensions/, so not in the products' key: {outside}"
+
+
+def test_a_change_to_a_file_the_handout_imports_changes_the_key(tmp_path):
+    shutil.copytree(ROOT / "_extensions", tmp_path / "_extensions")
+    shutil.copy(ROOT / "_quarto.yml", tmp_path / "_quarto.yml")
+    project = Project(tmp_path)
+    handout = tmp_path / "_extensions" / "lecture" / "handout.typ"
+    part = tmp_path / "_extensions" / "lecture" / "parts" / "boxes.typ"
+    part.parent.mkdir()
+    part.write_text("#let gap = 4pt\n", encoding="utf-8")
+    handout.write_text('#import "parts/boxes.typ": gap\n' + handout.read_text(encoding="utf-8"), encoding="utf-8")
+    before = theme_digest(project)
+    assert theme_digest(project) == before  # the key is stable
+    part.write_text("#let gap = 6pt\n", encoding="utf-8")  # only the imported file changes
+    assert theme_digest(project) != before

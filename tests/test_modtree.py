@@ -111,9 +111,10 @@ RANGE = re.compile(r"^(\d+)–(\d+)$")
 
 
 def drawn_keys(source: str) -> list[tuple[str, str | None]]:
-    """Every red label in the DOT as (key, shape); keys with ranges are expanded."""
+    """Every red label in the DOT's boxes as (key, shape); keys with ranges are expanded. (The
+    legend's sample key is red too, and no key.)"""
     found = []
-    for text in RED_SPAN.findall(source):
+    for text in RED_SPAN.findall("\n".join(boxes(source))):
         text = text.replace("&#x27;", "'").replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">")
         key, _, shape = text.partition(" ")
         for expanded in expand(key):
@@ -186,6 +187,10 @@ def test_delivery_mlp_keys_shapes_and_the_gap():
     assert [re.sub(r"<[^>]+>", "", re.search(r"<B>(.*?)</B>", b)[1]) for b in grey] == ["1", "2", "4"]
     amber = re.findall(rf'BGCOLOR="{style.AMBER[0]}">(.*?)</TD>', source)
     assert [re.sub(r"<[^>]+>", "", a) for a in amber] == ["x_mean", "x_mean (3,)", "x_std", "x_std (3,)"]
+    # Shapes as well as colours, for a greyscale copy: parameter-less boxes dashed, buffer rows dotted.
+    assert all('STYLE="rounded,dashed"' in b for b in grey)
+    assert not any("dashed" in b for b in boxes(source) if b not in grey)
+    assert source.count('SIDES="B" STYLE="dotted"') == 4 + 1  # two buffer rows of two cells, the legend
 
 
 def test_module_dict_names_become_keys():

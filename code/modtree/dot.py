@@ -14,10 +14,10 @@ def emit(view: View, *, counts: bool = False, caption: str | None = None,
     lines = [
         "digraph modtree {",
         '  graph [rankdir=LR, ordering=out, nodesep=0.08, ranksep=0.35, pad=0.15,'
-        f' fontname="{style.TEXT_FONT}", labelloc=b, labeljust=l];',
-        f'  node [shape=plain, fontname="{style.TEXT_FONT}", fontsize=12];',
+        f' fontname="{style.TEXT_FONT}", fontsize={style.TEXT_PT}, labelloc=b, labeljust=l];',
+        f'  node [shape=plain, fontname="{style.TEXT_FONT}", fontsize={style.TEXT_PT}];',
         f'  edge [color="{style.ARROW}", arrowsize=0.6, penwidth=1.1,'
-        f' fontname="{style.KEY_FONT}", fontsize=10, fontcolor="{style.QUIET}"];',
+        f' fontname="{style.KEY_FONT}", fontsize={style.QUIET_PT}, fontcolor="{style.QUIET}"];',
     ]
     for box in view.boxes:
         lines.append(f"  n{box.index} [label=<{_box_label(box, w, counts)}>];")
@@ -36,11 +36,16 @@ def emit(view: View, *, counts: bool = False, caption: str | None = None,
 def _box_label(box: Box, w: dict, counts: bool) -> str:
     node = box.node
     fill, border = style.BLUE if node.has_parameters else style.GREY
+    # Without parameters the box is dashed as well as grey: a greyscale copy keeps the difference.
+    outline = "rounded" if node.has_parameters else "rounded,dashed"
     rows = [f'<TR><TD PORT="h" COLSPAN="2" ALIGN="LEFT">{_header(box)}</TD></TR>']
     if counts and node.has_parameters:  # grey already says "none"
         rows.append(_row(_quiet(_count_text(box, w)), colspan=2))
     for slot in node.slots:
         cell_fill = style.AMBER[0] if slot.kind == "buffer" else style.PARAMETER_FILL
+        # A buffer row is amber and ruled with dots below (its mark in greyscale).
+        rule = (f' BORDER="1" SIDES="B" STYLE="dotted" COLOR="{style.AMBER[1]}"'
+                if slot.kind == "buffer" else "")
         name = _mono(slot.name)
         if not slot.trainable:  # frozen: training leaves it as it is
             name += " " + _quiet(FROZEN, italic=True)
@@ -51,8 +56,8 @@ def _box_label(box: Box, w: dict, counts: bool) -> str:
             shape = w["extra_state"] if slot.kind == "extra_state" else format_shape(slot.shape)
             keys = '<BR ALIGN="LEFT"/>'.join(_key(key, shape) for key in box.keys(slot.name))
         rows.append(
-            f'<TR><TD ALIGN="LEFT" BGCOLOR="{cell_fill}">{name}</TD>'
-            f'<TD ALIGN="LEFT" BALIGN="LEFT" BGCOLOR="{cell_fill}">{keys}</TD></TR>'
+            f'<TR><TD ALIGN="LEFT"{rule} BGCOLOR="{cell_fill}">{name}</TD>'
+            f'<TD ALIGN="LEFT" BALIGN="LEFT"{rule} BGCOLOR="{cell_fill}">{keys}</TD></TR>'
         )
     if box.folded is not None:
         text = w["folded_row"].format(modules=box.folded.modules, keys=box.folded.keys)
@@ -60,7 +65,7 @@ def _box_label(box: Box, w: dict, counts: bool) -> str:
     if node.slots:  # a strip of the box colour keeps the tensor rows inside the rounded corners
         rows.append('<TR><TD COLSPAN="2" HEIGHT="3" CELLPADDING="0"></TD></TR>')
     return (
-        f'<TABLE BORDER="1" CELLBORDER="0" CELLSPACING="0" CELLPADDING="2" STYLE="rounded"'
+        f'<TABLE BORDER="1" CELLBORDER="0" CELLSPACING="0" CELLPADDING="2" STYLE="{outline}"'
         f' COLOR="{border}" BGCOLOR="{fill}">{"".join(rows)}</TABLE>'
     )
 
@@ -90,16 +95,19 @@ def _count_text(box: Box, w: dict) -> str:
 def _footer(view: View, w: dict, caption: str | None, legend: bool) -> str:
     rows = []
     if caption:
-        rows.append(f'<TR><TD ALIGN="LEFT"><FONT POINT-SIZE="14">{escape(caption)}</FONT></TD></TR>')
+        rows.append(f'<TR><TD ALIGN="LEFT"><FONT POINT-SIZE="{style.CAPTION_PT}">{escape(caption)}</FONT></TD></TR>')
     if legend:
-        core = [
+        # Each entry shows its mark as the tree draws it (fill, outline, rule or the key's own type),
+        # so the legend reads in greyscale; two rows keep the figure no wider than the tree.
+        rows.append(_legend_row([
             (_swatch(*style.BLUE), w["submodule"]),
             (_swatch(style.PARAMETER_FILL, style.BLUE[1]), w["parameter"]),
-            (_swatch(*style.AMBER), w["buffer"]),
-            (_swatch(*style.GREY), w["empty"]),
-            (_swatch(style.KEY_RED, style.KEY_RED), w["key"]),
-        ]
-        rows.append(_legend_row(core))
+            (_swatch(*style.AMBER, rule=True), w["buffer"]),
+        ]))
+        rows.append(_legend_row([
+            (_swatch(*style.GREY, outline="rounded,dashed"), w["empty"]),
+            (f'<TD>{_key("a.b", "(n,)")}</TD>', w["key"]),
+        ]))
         extra = []
         slots = [s for b in view.boxes for s in b.node.slots]
         if any(not s.persistent for s in slots):
@@ -126,9 +134,12 @@ def _legend_row(items: list[tuple[str, str]]) -> str:
     return f'<TR><TD ALIGN="LEFT"><TABLE BORDER="0" CELLSPACING="2" CELLPADDING="1"><TR>{cells}</TR></TABLE></TD></TR>'
 
 
-def _swatch(fill: str, border: str) -> str:
+def _swatch(fill: str, border: str, outline: str = "rounded", rule: bool = False) -> str:
+    if rule:  # the buffer rows' dotted rule, under a square swatch
+        return (f'<TD BGCOLOR="{fill}" COLOR="{border}" BORDER="1" SIDES="B" STYLE="dotted"'
+                ' WIDTH="18" HEIGHT="12" FIXEDSIZE="TRUE"></TD>')
     return (
-        f'<TD BGCOLOR="{fill}" COLOR="{border}" BORDER="1" STYLE="rounded"'
+        f'<TD BGCOLOR="{fill}" COLOR="{border}" BORDER="1" STYLE="{outline}"'
         ' WIDTH="18" HEIGHT="12" FIXEDSIZE="TRUE"></TD>'
     )
 
@@ -143,7 +154,7 @@ def _mono(text: str) -> str:
 
 def _quiet(text: str, italic: bool = False) -> str:
     body = f"<I>{escape(text)}</I>" if italic else escape(text)
-    return f'<FONT COLOR="{style.QUIET}" POINT-SIZE="10">{body}</FONT>'
+    return f'<FONT COLOR="{style.QUIET}" POINT-SIZE="{style.QUIET_PT}">{body}</FONT>'
 
 
 def _row(content: str, colspan: int) -> str:

@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import base64
+import re
 from pathlib import Path
 
 from .render import run_dot
 
+SVG_SCALE = 1.25
 FORMATS = {".svg": "svg", ".pdf": "pdf", ".png": "png", ".dot": "dot", ".gv": "dot"}
 
 
@@ -24,7 +26,12 @@ class Figure:
         return self._rendered[key]
 
     def svg(self) -> str:
-        return self._render("svg").decode("utf-8")
+        # Drawn larger than its points: on a 1280x720 slide the smallest label (11 pt) shows at
+        # 11 x 1.25 x 4/3 = 18 px. The viewBox stays, so nothing inside moves; the PDF keeps its size.
+        svg = self._render("svg").decode("utf-8")
+        return re.sub(r'<svg width="([\d.]+)pt" height="([\d.]+)pt"',
+                      lambda m: f'<svg width="{float(m[1]) * SVG_SCALE:.0f}pt" height="{float(m[2]) * SVG_SCALE:.0f}pt"',
+                      svg, count=1)
 
     def pdf(self) -> bytes:
         return self._render("pdf")

@@ -18,6 +18,12 @@ KEY_RED = "#8b1a1a"
 QUIET = "#475569"  # types, counts, notes
 ARROW = "#64748b"
 
+# Type sizes (pt at the figure's own size). The handout sets a tree 510 pt wide (A4's text width)
+# and a tree's PDF is up to about 710 pt wide, so 12 pt prints at 8.6 pt or more.
+TEXT_PT = 12
+QUIET_PT = 12  # types in brackets, counts, notes, arrow names (colour, not size, makes them quiet)
+CAPTION_PT = 14
+
 WORDS = {
     "bn": {
         "submodule": "নীল: submodule",

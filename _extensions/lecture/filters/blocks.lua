@@ -158,9 +158,10 @@ local render_table = C.renderer("table", {
 -- A cell's output (Quarto's already cleaned to plain text, as scripts/render emits it).
 local render_output = C.renderer("output", {
   revealjs = function(el)
-    -- Output is text, not code: keep highlight.js from guessing a language for it.
+    -- Output is text, not code: keep highlight.js from guessing a language for it, unless
+    -- the cell names one (`class-output: python` for printed source).
     return el:walk({ CodeBlock = function(cb)
-      cb.classes:insert("nohighlight")
+      if #cb.classes == 0 then cb.classes:insert("nohighlight") end
       return cb
     end })
   end,
@@ -173,6 +174,18 @@ local render_output = C.renderer("output", {
     return C.typst_wrap("output-block", 'kind: "' .. output_kind(el) .. '"', el.content)
   end,
   default = function(el) return el end,
+})
+
+-- A formula in the handout carries its TeX as its text alternative (PDF /Alt), as the slides'
+-- KaTeX carries it in MathML.
+local render_math = C.renderer("math", {
+  typst = function(m)
+    local typst = pandoc.write(pandoc.Pandoc({ pandoc.Plain({ m }) }), "typst"):gsub("%s+$", "")
+    local alt = m.text:gsub("%s+", " "):gsub("^ ", ""):gsub(" $", ""):gsub("\\", "\\\\"):gsub('"', '\\"')
+    local block = m.mathtype == "DisplayMath" and "true" or "false"
+    return pandoc.RawInline("typst", string.format('#math.equation(alt: "%s", block: %s, %s)', alt, block, typst))
+  end,
+  default = keep,
 })
 
 -- Highlighted lines (`code-line-numbers`, already taken out of the code block's attributes):
@@ -213,6 +226,7 @@ local render_figure = C.renderer("figure", {
 
 return {
   Callout = quarto_callout,
+  Math = render_math,
   Table = render_table,
   Div = function(el)
     if C.has_class(el, "cell-output") then

@@ -29,8 +29,10 @@ def _attr_value(text):
     return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
 
 
-def _text_output(kind, text):
-    return f"::: {{.cell-output .cell-output-{kind}}}\n" + _fence(strip_ansi(text)) + ":::\n"
+def _text_output(kind, text, classes=""):
+    # `class-output` (Quarto's option) classes the printed text, e.g. `python` for printed source.
+    info = "{" + " ".join("." + c for c in classes.split()) + "}" if classes and kind != "error" else ""
+    return f"::: {{.cell-output .cell-output-{kind}}}\n" + _fence(strip_ansi(text), info) + ":::\n"
 
 
 class MarkdownEmitter:
@@ -95,8 +97,9 @@ class MarkdownEmitter:
                 rendered.append(_text_output("error", f"{output['ename']}: {output['evalue']}"))
             elif kind in ("execute_result", "display_data"):
                 rendered.append(self._display(output.get("data", {}), options, self._names.get(index)))
-        return [_text_output(item[0], "".join(item[1])) if isinstance(item, tuple) else item
-                for item in rendered if item]
+        classes = options.get("class-output", "")
+        return [_text_output(item[0], "".join(item[1]), classes if item[0] == "stdout" else "")
+                if isinstance(item, tuple) else item for item in rendered if item]
 
     def _display(self, data, options, figure):
         for mime in self.fmt.figure_mimes:
