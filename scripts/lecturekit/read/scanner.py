@@ -121,7 +121,7 @@ class Scanner:
                                "project must render wherever it lies)", path, lineno)
         return named
 
-    def _inside_project(self, target: Path, name: str, path: Path, lineno: int) -> Path:
+    def _inside_project(self, target: Path, name: str, path: Path, lineno: int | None) -> Path:
         if not target.is_relative_to(self.project_root):
             raise LectureError(f"{name} is outside the project ({self.project_root}); "
                                "a lecture may only use files inside it", path, lineno)
