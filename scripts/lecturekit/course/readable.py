@@ -18,7 +18,8 @@ from pathlib import Path
 from lecturekit.errors import LectureError
 from lecturekit.fsutil import read_source
 from lecturekit.project import Project, check_lecture_name
-from lecturekit.read.qmd import FENCE, INCLUDE, split_front_matter
+from lecturekit.read.frontmatter import split_front_matter
+from lecturekit.read.scanner import FENCE, INCLUDE
 
 
 def check_sources(path: Path, project_root: Path, named_at: tuple = (None, None), chain: tuple = ()) -> None:
