@@ -173,10 +173,12 @@ INLINE = re.compile(r"(?<!`)`\{python\}[^`\n]*`")
 CLAIM = re.compile(r'\{\.claim check="[^"]*"\}')
 FENCE = re.compile(r"^```.*?^```[ \t]*$", re.S | re.M)
 CODE_SPAN = re.compile(r"`[^`\n]*`")
-# References and names, not results: episode, part, list-item and script numbers, dtype and version names.
+# References and names, not results: episode, part, list-item and script numbers, dtype and version names,
+# and a part divider's timing line for the presenter (minutes and clock, a plan rather than a result).
 ALLOWED_NUMBERS = re.compile(
     r"(পর্ব|অংশ|ধাপ|অনুশীলনী|প্রশ্ন|script|কারণ|id) [০-৯]+(–[০-৯]+)?|float(32|64)|PyTorch \d+\.\d+"
-    r"|@fig-[\w-]+|code/scripts/10-training-loop|[০-৯]{2}_\w+|\([০-৯], [০-৯], [০-৯]…\)|^\s*\d+\. |^#\|.*$")
+    r"|@fig-[\w-]+|code/scripts/10-training-loop|[০-৯]{2}_\w+|\([০-৯], [০-৯], [০-৯]…\)|^\s*\d+\. |^#\|.*$"
+    r"|^\S+: \S+ [০-৯]+ মিনিট; \S+ [০-৯]+:[০-৯]+ থেকে [০-৯]+:[০-৯]+ \(পুরো পর্ব [০-৯]+ মিনিট\)")
 
 
 def typed_numbers(text):
