@@ -15,7 +15,8 @@ BN_DIGITS = str.maketrans("0123456789", "০১২৩৪৫৬৭৮৯")
 LOCAL_SCHEMES = ("file:", "data:", "blob:", "about:")
 
 # Every visible box of the current slide against the 1280x720 frame; scrolling boxes are checked as
-# one box, and reported when their content is cut (scrollHeight > clientHeight).
+# one box, and reported when their content is cut (scrollHeight > clientHeight); one that is not cut is
+# looked into, for the scrolling boxes it holds.
 STEP_REPORT = r"""
 () => {
   const frame = document.querySelector('.reveal .slides').getBoundingClientRect();
@@ -35,11 +36,15 @@ STEP_REPORT = r"""
         outside.push({box: name(child), text: child.textContent.trim().slice(0, 50),
                       by: Math.round(Math.max(r.bottom - frame.bottom, r.right - frame.right, frame.top - r.top, frame.left - r.left))});
       if (scrolls(child) && !child.classList.contains('katex')) {
-        if (child.scrollHeight > child.clientHeight + 2 || child.scrollWidth > child.clientWidth + 2)
+        if (child.scrollHeight > child.clientHeight + 2 || child.scrollWidth > child.clientWidth + 2) {
           cut.push({box: name(child), text: child.textContent.trim().slice(0, 50),
                     marked: !!child.closest('.scrollable'),
                     hidden: child.scrollHeight - child.clientHeight, wide: child.scrollWidth - child.clientWidth});
-        continue;
+          continue;
+        }
+        // A box that holds all it shows (a column) may still hold a code panel that cuts its lines;
+        // a formula's or a drawing's parts are clipped by their own viewport.
+        if (child.closest('.katex, svg')) continue;
       }
       walk(child);
     }
