@@ -15,8 +15,8 @@ BN_DIGITS = str.maketrans("0123456789", "০১২৩৪৫৬৭৮৯")
 LOCAL_SCHEMES = ("file:", "data:", "blob:", "about:")
 
 # Every visible box of the current slide against the 1280x720 frame; scrolling boxes are checked as
-# one box, and reported when their content is cut (scrollHeight > clientHeight); one that is not cut is
-# looked into, for the scrolling boxes it holds.
+# one box, and reported when their content is cut (scrollHeight > clientHeight); a column that is not
+# cut is looked into, for the code panels it holds.
 STEP_REPORT = r"""
 () => {
   const frame = document.querySelector('.reveal .slides').getBoundingClientRect();
@@ -42,9 +42,8 @@ STEP_REPORT = r"""
                     hidden: child.scrollHeight - child.clientHeight, wide: child.scrollWidth - child.clientWidth});
           continue;
         }
-        // A box that holds all it shows (a column) may still hold a code panel that cuts its lines;
-        // a formula's or a drawing's parts are clipped by their own viewport.
-        if (child.closest('.katex, svg')) continue;
+        // A column that holds all it shows may still hold a code panel that cuts its lines.
+        if (!child.classList.contains('column')) continue;
       }
       walk(child);
     }
