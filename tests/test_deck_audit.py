@@ -10,6 +10,15 @@ import pytest
 from helpers import LECTURES, lectures_with, pdf_text
 from test_slides import open_deck
 
+
+def evaluate_in_deck(browser, rendered, lecture, script):
+    """What `script` returns in the lecture's deck, opened at its first slide."""
+    context, page = open_deck(browser, rendered, lecture)
+    try:
+        return page.evaluate(script)
+    finally:
+        context.close()
+
 BN_DIGITS = "০১২৩৪৫৬৭৮৯"
 MIN_PX = 16.0
 # Code and outputs, in the slide's own px (1280x720, before reveal scales the slide to the window:
@@ -98,11 +107,7 @@ def lecture(request):
 
 @pytest.fixture(scope="module")
 def audit(browser, rendered, lecture):
-    context, page = open_deck(browser, rendered, lecture)
-    try:
-        records = page.evaluate(AUDIT)
-    finally:
-        context.close()
+    records = evaluate_in_deck(browser, rendered, lecture, AUDIT)
     assert len(records) >= 40
     return records
 
@@ -173,11 +178,7 @@ MIN_TREE_PX = 18.0
 
 @pytest.mark.parametrize("lecture", lectures_with(r"from modtree import|modtree\.draw"), ids=str)
 def test_module_tree_labels_at_18px_or_more(browser, rendered, lecture):
-    context, page = open_deck(browser, rendered, lecture)
-    try:
-        trees = page.evaluate(TREE_LABELS)
-    finally:
-        context.close()
+    trees = evaluate_in_deck(browser, rendered, lecture, TREE_LABELS)
     if not trees:
         pytest.skip("the lecture draws its trees in the handout only")
     small = {t["id"]: round(t["px"], 1) for t in trees if t["px"] < MIN_TREE_PX - 0.05}
@@ -196,12 +197,8 @@ def test_every_code_slide_states_its_point(audit):
 
 @pytest.mark.parametrize("lecture", lectures_with(r"\{\.(exercise|discussion)\b"), ids=str)
 def test_exercise_and_discussion_numbers_match_the_handout(browser, rendered, lecture):
-    context, page = open_deck(browser, rendered, lecture)
-    try:
-        names = page.evaluate("""() => Array.from(document.querySelectorAll('.question > p:first-child strong'))
+    names = evaluate_in_deck(browser, rendered, lecture, """() => Array.from(document.querySelectorAll('.question > p:first-child strong'))
             .map(s => s.textContent.trim())""")
-    finally:
-        context.close()
     assert names, "no exercise or discussion question on the slides"
     text = " ".join(pdf_text(lecture.product(rendered, "handout.pdf")).split())
     for name in names:
@@ -209,17 +206,13 @@ def test_exercise_and_discussion_numbers_match_the_handout(browser, rendered, le
 
 
 def test_slide_number_clear_of_the_arrows(browser, rendered, lecture):
-    context, page = open_deck(browser, rendered, lecture)
-    try:
-        boxes = page.evaluate("""() => {
+    boxes = evaluate_in_deck(browser, rendered, lecture, """() => {
             const r = el => { const b = el.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };
             const number = document.querySelector('.slide-number');
             const arrows = Array.from(document.querySelectorAll('.controls button'))
               .filter(b => getComputedStyle(b).display !== 'none').map(r);
             return {number: r(number), arrows};
         }""")
-    finally:
-        context.close()
     x0, y0, x1, y1 = boxes["number"]
     assert x1 > x0 and boxes["arrows"], boxes
     for a0, b0, a1, b1 in boxes["arrows"]:
