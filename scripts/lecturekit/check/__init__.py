@@ -1,6 +1,10 @@
 """`scripts/check`: the executed lectures' outputs and prose against the expectations in tests/expected/.
 
+It reads the typed execution record (lecturekit.execute.record): the cells it checks are the record's
+`CellRun`s, the prose its `ProseRun`s. Its command line is lecturekit.cli.check.
+
 Modules, one concern each:
+  records       the entries of tests/expected/ as types (Entry, CodeDigests, prose records)
   normalise     executed outputs -> comparable items, and the documented text normalisers
   expectations  tests/expected/<lecture>.yaml: load, rewrite (entries, file digests, prose values)
   compare       items against items, exactly or within a measured, explained tolerance; unified diffs

@@ -7,24 +7,35 @@ taken; another cell that still differs keeps its old output and versions (its dr
 An expectation whose cell is gone (or hidden) is removed. Unlabelled cells and failed claims cannot
 be accepted: the lecture has to change.
 """
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
 from lecturekit.errors import LectureError
-from .run import rewrite
+from .normalise import Item
+from .records import Entry
+from .run import Checked, compare_all, rewrite
 
 ACCEPTABLE = ("drift", "missing", "stale", "no-longer-raises", "raised-differently")
 
 
-def accept(checked, project_root, labels=None):
+def accept(checked: Checked, project_root: Path, labels: Iterable[str] | None = None) -> list[str]:
     """Rewrite one lecture's expectations; return the labels whose output was recorded or removed."""
     wanted = set(labels) if labels else None
     store = checked.expectations
-    outputs, taken, removed, kept = {}, [], [], []
+    outputs: dict[str, list[Item] | None] = {}
+    taken: list[str] = []
+    removed: list[str] = []
+    kept: list[str] = []
     for result in checked.results:
         chosen = wanted is None or result.label in wanted
+        entry = store.get(result.label)
         if result.status == "stale":
             if chosen:
                 removed.append(result.label)
             else:
-                outputs[result.label] = store.get(result.label).get("outputs") or []
+                outputs[result.label] = (entry.get("outputs") if entry else None) or []
             continue
         if result.status == "unlabelled":
             continue
@@ -32,34 +43,33 @@ def accept(checked, project_root, labels=None):
             outputs[result.label] = result.got
             taken.append(result.label)
         elif result.status in ACCEPTABLE:
-            outputs[result.label] = store.get(result.label).get("outputs") or [] if store.get(result.label) else None
+            outputs[result.label] = entry.get("outputs") or [] if entry else None
             kept.append(result.label)
         else:  # as expected: exactly, or within its tolerance (then the new text is taken when accepting all)
             outputs[result.label] = result.got if (chosen and result.within) else result.expected
-    outputs = {k: v for k, v in outputs.items() if v is not None}
+    chosen_outputs = {k: v for k, v in outputs.items() if v is not None}
     if wanted is None or not kept:
-        rewrite(checked, outputs, project_root)
+        rewrite(checked, chosen_outputs, project_root)
     else:
         # Cells still differing keep the versions their output was recorded under.
-        _rewrite_keeping(checked, outputs, kept, project_root)
+        _rewrite_keeping(checked, chosen_outputs, kept, project_root)
     return taken + removed
 
 
-def _rewrite_keeping(checked, outputs, kept, project_root):
+def _rewrite_keeping(checked: Checked, outputs: dict[str, list[Item]], kept: Sequence[str], project_root: Path) -> None:
     store = checked.expectations
-    old = {label: dict(store.get(label)) for label in kept if store.get(label)}
+    old: dict[str, Entry] = {label: entry.copy() for label in kept if (entry := store.get(label))}
     old_files, old_prose = dict(store.files), list(store.prose)
     rewrite(checked, outputs, project_root)
     entries = dict(store.entries)
     entries.update(old)
     store.rewrite(entries, old_files or store.files, old_prose or store.prose)
-    from .run import compare_all
     compare_all(checked, project_root)
 
 
-def unknown_labels(checkeds, labels):
+def unknown_labels(checkeds: Sequence[Checked], labels: Sequence[str]) -> None:
     """Labels given to --accept that no checked lecture has (as a cell or an expectation)."""
-    known = set()
+    known: set[str] = set()
     for checked in checkeds:
         known.update(c.label for c in checked.cells if c.label)
         known.update(checked.expectations.labels())

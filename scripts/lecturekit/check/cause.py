@@ -8,25 +8,32 @@ file under code/ and in the lecture's folder (`_files`), refreshed on every acce
 check. Comparing them with this run says whether the environment, the code (naming the files), both
 or neither changed; "neither" means the output is not reproducible as written.
 """
+from __future__ import annotations
+
 import hashlib
 import json
 import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 from lecturekit.execute import cache
+from lecturekit.execute.record import CellRun
+from .records import CodeDigests, Entry, Versions
 
 # What is recorded per expectation, in this order.
 FINGERPRINT_KEYS = ("python", "torch", "numpy", "cpu", "cpu_capability", "torch_threads", "torch_blas",
                     "numpy_blas", "numpy_blas_core", "env")
 
 
-def digest(obj) -> str:
+def digest(obj: Any) -> str:
     return hashlib.sha256(json.dumps(obj, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:12]
 
 
-def code_digests(cells, code_dir) -> dict:
+def code_digests(cells: Sequence[CellRun], code_dir: Path) -> dict[str, CodeDigests]:
     """Label -> {"cell": digest of its code, "before": digest of code/ and every earlier cell's code}."""
     chain = hashlib.sha256(json.dumps(cache.file_digests(code_dir)).encode())
-    found = {}
+    found: dict[str, CodeDigests] = {}
     for cell in cells:
         if cell.label:
             found[cell.label] = {"cell": digest(cell.code), "before": chain.copy().hexdigest()[:12]}
@@ -34,9 +41,9 @@ def code_digests(cells, code_dir) -> dict:
     return found
 
 
-def project_files(project_root, code_dir, lecture_root) -> dict:
+def project_files(project_root: Path, code_dir: Path, lecture_root: Path) -> dict[str, str]:
     """Path relative to the project -> short digest, of every file under code/ and the lecture folder."""
-    found = {}
+    found: dict[str, str] = {}
     for folder in (code_dir, lecture_root):
         rel = os.path.relpath(folder, project_root)
         for name, sha in cache.file_digests(folder, skip_suffixes=(".pyc",)):
@@ -44,11 +51,11 @@ def project_files(project_root, code_dir, lecture_root) -> dict:
     return found
 
 
-def changed_files(recorded: dict, now: dict) -> list:
+def changed_files(recorded: dict[str, str], now: dict[str, str]) -> list[str]:
     """'path' (changed), 'path (new)', 'path (removed)', sorted; [] when nothing was recorded."""
     if not recorded:
         return []
-    out = []
+    out: list[str] = []
     for path in sorted(set(recorded) | set(now)):
         if path not in now:
             out.append(f"{path} (removed)")
@@ -59,18 +66,18 @@ def changed_files(recorded: dict, now: dict) -> list:
     return out
 
 
-def fingerprint(versions: dict) -> dict:
+def fingerprint(versions: Versions) -> Versions:
     return {k: versions[k] for k in FINGERPRINT_KEYS if versions.get(k) is not None}
 
 
-def _env_changes(was: dict, now: dict) -> list:
+def _env_changes(was: dict[str, str], now: dict[str, str]) -> list[str]:
     names = sorted(set(was) | set(now))
     return [f"{n} {was.get(n, '(unset)')} → {now.get(n, '(unset)')}" for n in names if was.get(n) != now.get(n)]
 
 
-def environment_changes(recorded: dict, now: dict) -> list:
+def environment_changes(recorded: Versions, now: Versions) -> list[str]:
     """'name was → now' for every recorded fingerprint entry this run differs in."""
-    changes = []
+    changes: list[str] = []
     for key in FINGERPRINT_KEYS:
         if key not in recorded:
             continue  # recorded before this entry existed: unknown, not changed
@@ -81,13 +88,13 @@ def environment_changes(recorded: dict, now: dict) -> list:
     return changes
 
 
-def explain(entry: dict, digests: dict | None, versions: dict, files: list | None = None,
+def explain(entry: Entry, digests: CodeDigests | None, versions: Versions, files: list[str] | None = None,
             where: str = "") -> str:
     """One line: what changed between the recorded expectation and this run. `files`: the files
     that changed since the expectations were last confirmed (changed_files), None when unknown."""
     env = environment_changes(entry.get("versions") or {}, versions)
     recorded = entry.get("code")
-    code = []
+    code: list[str] = []
     if recorded and digests:
         if recorded.get("cell") != digests.get("cell"):
             code.append(f"this cell's code ({where})" if where else "this cell's code")

@@ -10,14 +10,20 @@ widen with their numbers) and each pair of numbers must satisfy
 Error types (ename) are always compared exactly. A difference within the tolerance is never silent:
 the report shows it as a warning (old → new), see `within_tolerance`.
 """
+from __future__ import annotations
+
 import difflib
 import math
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from lecturekit.errors import LectureError
 from lecturekit.words import FROM_BENGALI_DIGITS
-from .normalise import as_lines, item_kind, item_text
+from .normalise import Item, as_lines, item_kind, item_text
+
+# Where a cell is, for an error about its options: file, line, label.
+Where = tuple[str | None, int | None, str | None]
 
 NUMBER = re.compile(r"(?<![\w.])([-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?|nan|inf)(?![\w])")
 SPACES = re.compile(r"[ \t]+")
@@ -29,7 +35,7 @@ class Tolerance:
     abs: float = 0.0
     why: str = ""
 
-    def close(self, a, b):
+    def close(self, a: float, b: float) -> bool:
         if math.isnan(a) or math.isnan(b):
             return math.isnan(a) and math.isnan(b)
         if math.isinf(a) or math.isinf(b):
@@ -40,7 +46,7 @@ class Tolerance:
 USAGE = '{rel: …, abs: …, why: "the difference measured between CPUs, kernels or thread counts"}'
 
 
-def tolerance_of(options, where=(None, None, None)):
+def tolerance_of(options: dict[str, Any], where: Where = (None, None, None)) -> Tolerance | None:
     """The cell's `#| tolerance:` as a Tolerance, or None (exact comparison)."""
     value = options.get("tolerance")
     if value is None:
@@ -61,7 +67,7 @@ def tolerance_of(options, where=(None, None, None)):
     return Tolerance(float(numbers.get("rel", 0.0)), float(numbers.get("abs", 0.0)), why.strip())
 
 
-def _number(text):
+def _number(text: str) -> float | str:
     # YAML 1.1 (PyYAML) reads `1e-6` as a string; it means the number.
     try:
         return float(text)
@@ -69,7 +75,7 @@ def _number(text):
         return text
 
 
-def texts_match(expected, got, tolerance=None):
+def texts_match(expected: str, got: str, tolerance: Tolerance | None = None) -> bool:
     if expected == got:
         return True
     if tolerance is None:
@@ -87,7 +93,7 @@ def texts_match(expected, got, tolerance=None):
     return True
 
 
-def items_match(expected, got, tolerance=None):
+def items_match(expected: list[Item], got: list[Item], tolerance: Tolerance | None = None) -> bool:
     """True when the executed items equal the expected ones (within the tolerance, if any)."""
     if len(expected) != len(got):
         return False
@@ -99,7 +105,7 @@ def items_match(expected, got, tolerance=None):
     return True
 
 
-def within_tolerance(expected, got, tolerance):
+def within_tolerance(expected: list[Item], got: list[Item], tolerance: Tolerance | None) -> list[str]:
     """The diff lines of an output that matches only thanks to the tolerance (empty when identical
     or when it does not match at all): a warning, never silence."""
     if tolerance is None or expected == got or not items_match(expected, got, tolerance):
@@ -107,13 +113,13 @@ def within_tolerance(expected, got, tolerance):
     return unified_diff(expected, got, context=0)[2:]
 
 
-def unified_diff(expected, got, context=3):
+def unified_diff(expected: list[Item] | None, got: list[Item] | None, context: int = 3) -> list[str]:
     """difflib's unified diff of the items as text (`[kind]` lines, then the text)."""
     return list(difflib.unified_diff(as_lines(expected), as_lines(got), "expected", "got",
                                      n=context, lineterm=""))
 
 
-def short_diff(expected, got, width=70):
+def short_diff(expected: list[Item] | None, got: list[Item] | None, width: int = 70) -> str:
     """One line: the first line that went and the first that came."""
     went = came = ""
     for line in unified_diff(expected, got, context=0)[2:]:

@@ -8,13 +8,17 @@ report the same versions the cache key cannot tell them apart, so the other one 
 Each side is labelled with what its own kernel reported (versions with the build variant, CPU
 capability, BLAS), never with this process's.
 """
+from __future__ import annotations
+
 import json
 import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from wcwidth import wcswidth
 
@@ -23,13 +27,17 @@ from lecturekit.read import qmd
 from lecturekit.execute.build import ExecutedLecture, execute_lecture
 from lecturekit.execute.kernel import DEFAULT_TIMEOUT, LectureExecutor
 from lecturekit.execute.notebook import executed_notebook
-from lecturekit.execute.record import Environment
-from .cause import code_digests
+from lecturekit.execute.record import ClaimResult, Environment
 from .compare import items_match, short_diff, tolerance_of
 from .expectations import Expectations
-from .readers import prose_readers
-from .report import versions_text
-from .run import Checked, compare_all, expected_path, failed_claims, fresh_seconds, read_execution
+from .normalise import Item
+from .readers import Reader, prose_readers
+from .records import Versions
+from .report import reader_lines, versions_text
+from .run import CellCheck, cell_name, expected_path, failed_claims, fresh_seconds, new_checked, observed
+
+if TYPE_CHECKING:
+    from lecturekit.project import Project
 
 # Exit status when the other interpreter cannot run a lecture at all (not 1: "outputs differ").
 UNUSABLE = 3
@@ -46,9 +54,9 @@ class Row:
     heading: str
     differs: bool
     short: str
-    here: list | None
-    there: list | None
-    readers: list = field(default_factory=list)  # prose that shows what this cell computed
+    here: list[Item] | None
+    there: list[Item] | None
+    readers: list[Reader] = field(default_factory=list)  # prose that shows what this cell computed
     expected: str = "ok"  # the other environment's output against tests/expected: ok / drift / ...
 
 
@@ -56,24 +64,24 @@ class Row:
 class Comparison:
     name: str
     python: str
-    here_versions: dict
-    there_versions: dict
+    here_versions: Versions
+    there_versions: Versions
     here_python: str = sys.executable
-    rows: list = field(default_factory=list)
-    claims_failed_there: list = field(default_factory=list)
-    expected_failed_there: list = field(default_factory=list)  # CellCheck of the other run vs tests/expected
+    rows: list[Row] = field(default_factory=list)
+    claims_failed_there: list[ClaimResult] = field(default_factory=list)
+    expected_failed_there: list[CellCheck] = field(default_factory=list)  # the other run vs tests/expected
     timing_text: str = ""
 
     @property
-    def differing(self):
+    def differing(self) -> list[Row]:
         return [r for r in self.rows if r.differs]
 
     @property
-    def failed(self):
+    def failed(self) -> bool:
         return bool(self.differing or self.claims_failed_there or self.expected_failed_there)
 
     @property
-    def summary(self):
+    def summary(self) -> str:
         return (f"{len(self.differing)} of {len(self.rows)} cells with output differ; "
                 f"{len(self.expected_failed_there)} differ from tests/expected under the other environment; "
                 f"{len(self.claims_failed_there)} claim(s) fail under the other environment")
@@ -105,10 +113,13 @@ def usable_python(python: str, cwd: str | None = None) -> str:
     return str(path)
 
 
-def _execute_other(project, lecture_dir, python, *, fresh, progress):
+def _execute_other(project: Project, lecture_dir: Path, python: str, *, fresh: bool,
+                   progress: Callable[[str], None] | None) -> ExecutedLecture:
     here, there = cache.environment_versions(), cache.environment_versions(python)
     if here != there:
-        return execute_lecture(project, lecture_dir, fresh=fresh, progress=progress, python=python, write=False)
+        executed = execute_lecture(project, lecture_dir, fresh=fresh, progress=progress, python=python, write=False)
+        assert executed is not None  # only a cached_only execution can be None
+        return executed
     started = time.perf_counter()
     lecture = qmd.read_lecture(lecture_dir / "index.qmd")
     executor = LectureExecutor(lecture, code_dir=project.code_dir, workdir=project.build_dir / lecture.name / "run-other",
@@ -119,41 +130,40 @@ def _execute_other(project, lecture_dir, python, *, fresh, progress):
     return ExecutedLecture(lecture, nb, False, time.perf_counter() - started, execution.timings)
 
 
-def _against_expectations(project, execution, cells, entries, expected_dir=None):
+def _against_expectations(project: Project, execution: ExecutedLecture,
+                           expected_dir: Path | None = None) -> list[CellCheck]:
     """The other run's cells against tests/expected: the check an upgrade would face."""
     name = execution.lecture.name
     store = Expectations(expected_path(project, name, expected_dir), name)
     if not store.exists:
         return []
-    digests = code_digests(cells, project.code_dir)
-    for cell in cells:
-        cell.digests = digests.get(cell.label)
-    checked = Checked(name=name, expectations=store, versions=execution.record.environment.versions,
-                      from_cache=execution.from_cache, seconds=0.0, fresh_seconds=0.0, cells=cells, entries=entries)
-    compare_all(checked, project.root)
-    return checked.problems
+    return new_checked(project, execution, store).problems
 
 
-def compare_environments(project, lecture_dir, python, *, fresh=False, progress=None, expected_dir=None):
+def compare_environments(project: Project, lecture_dir: Path, python: str, *, fresh: bool = False,
+                         progress: Callable[[str], None] | None = None,
+                         expected_dir: Path | None = None) -> Comparison:
     """`python` must have passed usable_python()."""
     mine = execute_lecture(project, lecture_dir, fresh=fresh, progress=progress, write=False)
+    assert mine is not None  # only a cached_only execution can be None
     other = _execute_other(project, lecture_dir, python, fresh=fresh, progress=progress)
-    here_cells, _ = read_execution(mine, project.root)
-    there_cells, there_entries = read_execution(other, project.root)
-    comp = Comparison(mine.lecture.name, python, mine.record.environment.versions,
-                      other.record.environment.versions)
-    comp.expected_failed_there = _against_expectations(project, other, there_cells, there_entries, expected_dir)
+    there = other.record
+    comp = Comparison(mine.lecture.name, python, mine.record.environment.versions, there.environment.versions)
+    comp.expected_failed_there = _against_expectations(project, other, expected_dir)
     verdict = {r.label: r.status for r in comp.expected_failed_there}
-    for a, b in zip(here_cells, there_cells):
-        if a.items is None or (not a.items and not b.items):
+    for index, (a, b) in enumerate(zip(mine.record.cells, there.cells), 1):
+        here_items, there_items = observed(a, project.root), observed(b, project.root)
+        if here_items is None or (not here_items and not there_items):
             continue
         tolerance = tolerance_of(a.options, (a.file, a.line, a.label))
-        differs = not items_match(a.items, b.items, tolerance)
-        comp.rows.append(Row(a.name, a.where, a.heading, differs, short_diff(a.items, b.items) if differs else "",
-                             a.items, b.items,
-                             readers=prose_readers(there_entries, b.position, project.root) if differs else [],
-                             expected=verdict.get(a.label, "ok")))
-    comp.claims_failed_there, _ = failed_claims(there_entries, project.root)
+        # Both runs are of the same sources: a cell's output is hidden in both or in neither.
+        there_items = there_items or []
+        differs = not items_match(here_items, there_items, tolerance)
+        comp.rows.append(Row(cell_name(a, index), a.where, a.heading, differs,
+                             short_diff(here_items, there_items) if differs else "", here_items, there_items,
+                             readers=prose_readers(there.runs, b, project.root) if differs else [],
+                             expected=verdict.get(a.label or "", "ok")))
+    comp.claims_failed_there, _ = failed_claims(there.runs, project.root)
     how = "from cache" if mine.from_cache else "executed"
     comp.timing_text = (f"this environment: {mine.seconds:.1f} s ({how}); other: {other.seconds:.1f} s "
                         f"({'from cache' if other.from_cache else 'executed'}, fresh run "
@@ -171,20 +181,24 @@ def pad(text: str, width: int) -> str:
     return text + " " * max(width - display_width(text), 0)
 
 
-def environment_lines(comp):
-    return [f"[{comp.name}] this environment ({comp.here_python}): {versions_text(comp.here_versions)}",
-            f"[{comp.name}] other ({comp.python}): {versions_text(comp.there_versions)}"]
+def environment_texts(comp: Comparison) -> list[str]:
+    """What each side ran under: this environment, then the other."""
+    return [f"this environment ({comp.here_python}): {versions_text(comp.here_versions)}",
+            f"other ({comp.python}): {versions_text(comp.there_versions)}"]
 
 
-def table(comp):
+def environment_lines(comp: Comparison) -> list[str]:
+    return [f"[{comp.name}] {text}" for text in environment_texts(comp)]
+
+
+def table(comp: Comparison) -> str:
     """The text table: label, file:line, section, differs, vs tests/expected, short diff; then the
     prose that reads each differing cell."""
-    from .report import reader_lines
     head = ("cell", "file:line", "section", "differs", "tests/expected there", "short diff")
     rows = [(r.name, r.where, r.heading, "yes" if r.differs else "no", r.expected, r.short) for r in comp.rows]
     widths = [max(display_width(str(x[i])) for x in [head] + rows) for i in range(5)]
 
-    def fmt(row):
+    def fmt(row: tuple[str, ...]) -> str:
         return ("  ".join(pad(str(v), w) for v, w in zip(row[:5], widths)) + "  " + row[5]).rstrip()
     lines = environment_lines(comp) + [f"[{comp.name}] {comp.timing_text}", "", fmt(head),
                                        fmt(tuple("-" * w for w in widths) + ("-" * 10,))]
@@ -198,6 +212,6 @@ def table(comp):
         lines.append(f"EXPECTED  {r.label} ({r.cell.where if r.cell else ''}): {r.message} under the other environment"
                      + (f"; {r.cause}" if r.cause else ""))
     for c in comp.claims_failed_there:
-        lines.append(f"CLAIM  {c['file']}:{c['line']}  “{c['sentence']}” check=\"{c['expr']}\" "
+        lines.append(f"CLAIM  {c.file}:{c.line}  “{c.sentence}” check=\"{c.expr}\" "
                      "fails under the other environment")
     return "\n".join(lines)

@@ -20,13 +20,20 @@ file that changed, see cause.py), `_prose` the text every inline expression prin
 every claim held, in document order (prose.py). Entries follow the lecture's order. `--accept`
 rewrites every entry (versions, digests); a check that passes refreshes the digests and the prose.
 """
+from __future__ import annotations
+
+import os
 import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any, cast
 
 import yaml
 
 from lecturekit.errors import LectureError
 from .cause import fingerprint
+from .normalise import Item
+from .records import CodeDigests, Entry, ProseRecord, Versions
 
 HEADER = ("# Expected outputs of lecture {name}, one entry per cell that produces output, keyed by its\n"
           "# label, with the versions they were recorded under. Checked by `scripts/check {name}`;\n"
@@ -35,15 +42,15 @@ TOP_KEY = re.compile(r"^[^\s#\-.]")
 FILES, PROSE = "_files", "_prose"  # top-level keys that are not cell labels
 
 
-class _Flow(dict):
-    pass
+class _Flow(dict[str, Any]):
+    """A mapping YAML writes on one line."""
 
 
 class _Dumper(yaml.SafeDumper):
     pass
 
 
-def _str(dumper, text):
+def _str(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
     return dumper.represent_scalar("tag:yaml.org,2002:str", text, style="|" if "\n" in text else None)
 
 
@@ -52,35 +59,33 @@ _Dumper.add_representer(_Flow, lambda d, m: d.represent_mapping("tag:yaml.org,20
                                                                 flow_style=True))
 
 
-def entry_for(items, versions, code=None):
+def entry_for(items: list[Item], versions: Versions, code: CodeDigests | None = None) -> Entry:
     """The stored form of one cell's outputs: what they ran under (cause.FINGERPRINT_KEYS), the
     code digests (cause.code_digests) and the outputs."""
-    entry = {"versions": fingerprint(versions)}
     if code:
-        entry["code"] = code
-    entry["outputs"] = items
-    return entry
+        return {"versions": fingerprint(versions), "code": code, "outputs": items}
+    return {"versions": fingerprint(versions), "outputs": items}
 
 
-def _flow(value):
+def _flow(value: Any) -> Any:
     return _Flow({k: _flow(v) for k, v in value.items()}) if isinstance(value, dict) else value
 
 
-def dump_entry(label, entry):
-    entry = {"versions": _flow(entry.get("versions") or {}),
-             **({"code": _Flow(entry["code"])} if entry.get("code") else {}),
-             "outputs": entry.get("outputs") or []}
-    return _dump({label: entry})
+def dump_entry(label: str, entry: Entry) -> str:
+    data = {"versions": _flow(entry.get("versions") or {}),
+            **({"code": _Flow(entry["code"])} if entry.get("code") else {}),
+            "outputs": entry.get("outputs") or []}
+    return _dump({label: data})
 
 
-def _dump(data):
+def _dump(data: Any) -> str:
     text = yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True,
                      width=1_000_000, default_flow_style=False)
     # A `|+` scalar makes PyYAML close the document with `...`; entries share one document.
     return text[:-4] if text.endswith("\n...\n") else text
 
 
-def _key_of(line):
+def _key_of(line: str) -> str:
     """The top-level key a line starts (an entry's first line: `label:` or `_files: {…}`)."""
     if line.startswith((FILES + ":", PROSE + ":")):
         return line.split(":", 1)[0]
@@ -90,19 +95,20 @@ def _key_of(line):
 class Expectations:
     """One lecture's expectations file: entries by label, and each entry's text as written."""
 
-    def __init__(self, path, lecture_name):
+    def __init__(self, path: str | os.PathLike[str], lecture_name: str) -> None:
         self.path = Path(path)
         self.lecture_name = lecture_name
         self.header = HEADER.format(name=lecture_name)
-        self.entries = {}  # label -> {"versions": {...}, "outputs": [items]}
-        self.files = {}  # path relative to the project -> digest, when the outputs were last confirmed
-        self.prose = []  # prose.py's records, in document order
-        self.chunks = {}  # label -> the entry's text in the file
+        self.entries: dict[str, Entry] = {}
+        self.files: dict[str, str] = {}  # path relative to the project -> digest, when the outputs were last confirmed
+        # prose.py's records, in document order (as read back: whatever the file holds)
+        self.prose: list[Any] = []
+        self.chunks: dict[str, str] = {}  # label -> the entry's text in the file
         self.exists = self.path.exists()
         if self.exists:
             self._read()
 
-    def _read(self):
+    def _read(self) -> None:
         text = self.path.read_text(encoding="utf-8")
         try:
             data = yaml.safe_load(text) or {}
@@ -119,8 +125,11 @@ class Expectations:
         for label, entry in data.items():
             if not isinstance(entry, dict) or not isinstance(entry.get("outputs", []), list):
                 raise LectureError(f"entry '{label}' must hold 'versions' and a list 'outputs'", self.path)
-        self.entries = {str(k): v for k, v in data.items()}
-        header, current, lines = [], None, []
+        # Checked just above: a mapping with a list of outputs (the items are compared as they are).
+        self.entries = {str(k): cast(Entry, v) for k, v in data.items()}
+        header: list[str] = []
+        lines: list[str] = []
+        current: str | None = None
         for line in text.splitlines(keepends=True):
             if TOP_KEY.match(line):
                 if current is not None:
@@ -133,29 +142,29 @@ class Expectations:
         self.chunks.pop(PROSE, None)
         self.header = "".join(header)
 
-    def get(self, label):
+    def get(self, label: str) -> Entry | None:
         return self.entries.get(label)
 
-    def labels(self):
+    def labels(self) -> list[str]:
         return list(self.entries)
 
-    def versions(self):
+    def versions(self) -> list[Versions]:
         """The distinct version sets the entries were recorded under."""
-        seen = []
+        seen: list[Versions] = []
         for entry in self.entries.values():
             v = entry.get("versions") or {}
             if v not in seen:
                 seen.append(v)
         return seen
 
-    def write(self, new_entries, removed, document_order):
+    def write(self, new_entries: Mapping[str, Entry], removed: Sequence[str], document_order: Sequence[str]) -> None:
         """Set the entries in `new_entries`, drop `removed`, keep every other entry's text as it is."""
         order = [label for label in self.entries if label not in removed]
         for label in new_entries:
             if label in order:
                 continue
             # Insert after the nearest label that precedes it in the lecture and is already stored.
-            before = document_order[:document_order.index(label)] if label in document_order else []
+            before = list(document_order[:document_order.index(label)]) if label in document_order else []
             anchor = next((b for b in reversed(before) if b in order), None)
             order.insert(order.index(anchor) + 1 if anchor else 0, label)
         for label in removed:
@@ -168,7 +177,7 @@ class Expectations:
         self.entries = {label: self.entries[label] for label in order}
         self.exists = True
 
-    def rewrite(self, entries, files, prose):
+    def rewrite(self, entries: Mapping[str, Entry], files: Mapping[str, str], prose: Sequence[ProseRecord]) -> None:
         """Write the whole file: every entry (in the order given), the file digests and the prose."""
         self.header = HEADER.format(name=self.lecture_name)
         self.files, self.prose = dict(files), list(prose)
@@ -177,7 +186,7 @@ class Expectations:
         self._write_text(self.header + self._meta_text() + "".join(self.chunks.values()))
         self.exists = True
 
-    def _meta_text(self):
+    def _meta_text(self) -> str:
         text = ""
         if self.files:
             text += _dump({FILES: dict(self.files)})  # one line per file: a diff names the file
@@ -185,7 +194,7 @@ class Expectations:
             text += _dump({PROSE: [_Flow(p) for p in self.prose]})
         return text
 
-    def _write_text(self, text):
+    def _write_text(self, text: str) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_suffix(".tmp")
         tmp.write_text(text, encoding="utf-8")

@@ -15,31 +15,36 @@ lecture renders before its author has looked at its outputs.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
+from lecturekit.execute.build import ExecutedLecture
 from .accept import accept as accept_all
 from .report import lecture_report
 from .run import check_execution, expected_path, record_new
+
+if TYPE_CHECKING:
+    from lecturekit.project import Project
 
 
 @dataclass
 class Verdict:
     ok: bool
-    notes: list = field(default_factory=list)  # lines to print when ok
+    notes: list[str] = field(default_factory=list)  # lines to print when ok
     report: str = ""  # the failure report when not ok
 
 
-def accept_command(name):
+def accept_command(name: str) -> str:
     return (f"If the new outputs are right, accept them: scripts/check {name} --accept "
             f"(or accept and render in one step: scripts/render {name} --accept)")
 
 
-def gate(project, execution, *, accept=False) -> Verdict:
+def gate(project: Project, execution: ExecutedLecture, *, accept: bool = False) -> Verdict:
     name = execution.lecture.name
     if not expected_path(project, name).exists():
         return Verdict(True, [f"[{name}] outputs not checked: no tests/expected/{name}.yaml yet; after looking "
                               f"at them, record them: scripts/check {name} --accept"])
     checked = check_execution(project, execution)
-    notes = []
+    notes: list[str] = []
     if accept and checked.failed:
         taken = accept_all(checked, project.root)
         notes.append(f"[{name}] accepted {len(taken)}: {' '.join(taken) or '(prose values)'}; "
@@ -53,7 +58,8 @@ def gate(project, execution, *, accept=False) -> Verdict:
         return Verdict(False, notes, f"[{name}] outputs changed: not rendered, the previous products kept\n"
                                      f"{report}\n{accept_command(name)}")
     for result in checked.warnings:
-        notes.append(f"[{name}] warning: {result.label} ({result.cell.where}) changed within its tolerance: "
+        where = result.cell.where if result.cell else ""
+        notes.append(f"[{name}] warning: {result.label} ({where}) changed within its tolerance: "
                      + " ".join(line for line in result.within if not line.startswith("@@")))
     for change in checked.prose_machine:
         notes.append(f"[{name}] warning: {change.where} `{{python}} {change.expr}` reads {change.old} → {change.new} "
@@ -63,5 +69,5 @@ def gate(project, execution, *, accept=False) -> Verdict:
                      f"tests/expected/{name}.yaml")
     else:
         notes.append(f"[{name}] outputs as expected ({sum(not r.failed for r in checked.results)} cells, "
-                     f"{sum(1 for v in checked.prose if hasattr(v, 'expr'))} prose values)")
+                     f"{checked.inline_values} prose values)")
     return Verdict(True, notes)

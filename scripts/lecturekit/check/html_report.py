@@ -4,23 +4,77 @@ Lines are aligned with difflib.SequenceMatcher; within a changed line, tokens (n
 runs of spaces, single signs) are compared again and only the changed ones are highlighted.
 Everything the cells printed is escaped: the report shows text, it never runs it.
 """
+from __future__ import annotations
+
 import difflib
 import html
+import os
 import re
+from collections.abc import Sequence
 from itertools import zip_longest
 from pathlib import Path
+from typing import TypedDict
 
 from jinja2 import Environment
 from markupsafe import Markup
 
-from .normalise import as_lines
-from .report import TITLES, versions_text
+from .envs import Comparison, environment_texts
+from .normalise import Item, as_lines
+from .report import TITLES, claim_state, reader_line, summary_line, timing_line, versions_text
+from .run import Checked
+
+# One row of a side-by-side diff: the left text, the right text (changed tokens marked) and its kind.
+DiffRow = tuple[str | Markup, str | Markup, str]
+
+
+class Problem(TypedDict):
+    """One problem as the template shows it: what, where, why, and expected | got side by side."""
+    kind: str
+    label: str
+    heading: str
+    where: str
+    message: str
+    versions: str
+    cause: str
+    rows: list[DiffRow]
+    left: str
+    right: str
+    readers: list[str]
+
+
+class ClaimShown(TypedDict):
+    where: str
+    sentence: str
+    expr: str
+    state: str
+
+
+class EnvironmentRow(TypedDict):
+    """A row of the upgrade report's table."""
+    label: str
+    where: str
+    heading: str
+    differs: bool
+    short: str
+    expected: str
+
+
+class LectureShown(TypedDict):
+    name: str
+    timing: str
+    versions: str
+    environments: list[str]
+    summary: str
+    problems: list[Problem]
+    claims: list[ClaimShown]
+    rows: list[EnvironmentRow]
 
 TOKEN = re.compile(r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|\w+|\s+|[^\w\s]")
 
 
-def _marked(tokens, spans, tag):
-    out, changed = [], set()
+def _marked(tokens: list[str], spans: list[tuple[int, int]], tag: str) -> Markup:
+    out: list[str] = []
+    changed: set[int] = set()
     for a, b in spans:
         changed.update(range(a, b))
     for i, token in enumerate(tokens):
@@ -29,10 +83,11 @@ def _marked(tokens, spans, tag):
     return Markup("".join(out))
 
 
-def token_pair(left, right):
+def token_pair(left: str, right: str) -> tuple[Markup, Markup]:
     """Two changed lines with their differing tokens wrapped in <del> / <ins>."""
     a, b = TOKEN.findall(left), TOKEN.findall(right)
-    went, came = [], []
+    went: list[tuple[int, int]] = []
+    came: list[tuple[int, int]] = []
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if tag != "equal":
             went.append((i1, i2))
@@ -40,10 +95,10 @@ def token_pair(left, right):
     return _marked(a, went, "del"), _marked(b, came, "ins")
 
 
-def side_by_side(expected, got):
+def side_by_side(expected: list[Item] | None, got: list[Item] | None) -> list[DiffRow]:
     """Rows (left, right, kind) with kind in same / changed / removed / added."""
     a, b = as_lines(expected), as_lines(got)
-    rows = []
+    rows: list[DiffRow] = []
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         if tag == "equal":
             rows += [(x, y, "same") for x, y in zip(a[i1:i2], b[j1:j2])]
@@ -109,15 +164,15 @@ table.envs { border-collapse: collapse; } table.envs td, table.envs th { border:
 """
 
 
-def _env():
+def _env() -> Environment:
     return Environment(autoescape=True, keep_trailing_newline=True)
 
 
-def write_check_report(path, checkeds, title="Output check"):
-    from .report import _claim_state, reader_lines, summary_line, timing_line
-    lectures = []
+def write_check_report(path: str | os.PathLike[str], checkeds: Sequence[Checked],
+                       title: str = "Output check") -> Path:
+    lectures: list[LectureShown] = []
     for checked in checkeds:
-        problems = []
+        problems: list[Problem] = []
         for r in checked.problems:
             if r.status == "missing" and not checked.expectations.exists:
                 continue
@@ -128,49 +183,48 @@ def write_check_report(path, checkeds, title="Output check"):
                              f"this run: {versions_text(checked.versions)}") if r.expected_versions else "",
                 "cause": r.cause,
                 "rows": side_by_side(r.expected or [], r.got or []), "left": "expected", "right": "got",
-                "readers": [line.strip() for line in reader_lines(r.readers, "")]})
+                "readers": [reader_line(reader) for reader in r.readers]})
         for kind, changes in (("PROSE", checked.prose_changes), ("PROSE (this machine)", checked.prose_machine)):
             for c in changes:  # the sentence before and after, changed words marked
                 problems.append({"kind": kind, "label": f"`{{python}} {c.expr}`", "heading": "", "where": c.where,
                                  "message": f"{c.old} → {c.new}", "versions": "", "cause": "",
                                  "rows": [(*token_pair(c.old_sentence, c.new_sentence), "changed")],
                                  "left": "was", "right": "now", "readers": []})
-        claims = [{"where": f"{c['file']}:{c['line']}", "sentence": c["sentence"], "expr": c["expr"],
-                   "state": _claim_state(c)} for c in checked.claims_failed]
+        claims: list[ClaimShown] = [{"where": f"{c.file}:{c.line}", "sentence": c.sentence, "expr": c.expr,
+                                     "state": claim_state(c)} for c in checked.claims_failed]
         lectures.append({"name": checked.name, "timing": timing_line(checked),
-                         "versions": versions_text(checked.versions),
+                         "versions": versions_text(checked.versions), "environments": [],
                          "summary": summary_line(checked), "problems": problems,
                          "claims": claims, "rows": []})
     return _write(path, title, lectures)
 
 
-def write_compare_report(path, comparisons):
-    from .envs import environment_lines
-    from .report import reader_lines
-    lectures = []
+def write_compare_report(path: str | os.PathLike[str], comparisons: Sequence[Comparison]) -> Path:
+    lectures: list[LectureShown] = []
     for comp in comparisons:
-        rows = [{"label": r.name, "where": r.where, "heading": r.heading, "differs": r.differs,
-                 "short": r.short, "expected": r.expected} for r in comp.rows]
-        problems = [{"kind": "DIFFERS", "label": r.name, "heading": r.heading, "where": r.where,
-                     "message": "", "versions": "", "rows": side_by_side(r.here or [], r.there or []),
-                     "left": f"this environment ({versions_text(comp.here_versions)})",
-                     "right": f"{comp.python} ({versions_text(comp.there_versions)})",
-                     "readers": [line.strip() for line in reader_lines(r.readers, "")]}
-                    for r in comp.rows if r.differs]
+        rows: list[EnvironmentRow] = [{"label": r.name, "where": r.where, "heading": r.heading, "differs": r.differs,
+                                       "short": r.short, "expected": r.expected} for r in comp.rows]
+        problems: list[Problem] = [
+            {"kind": "DIFFERS", "label": r.name, "heading": r.heading, "where": r.where,
+             "message": "", "versions": "", "cause": "", "rows": side_by_side(r.here or [], r.there or []),
+             "left": f"this environment ({versions_text(comp.here_versions)})",
+             "right": f"{comp.python} ({versions_text(comp.there_versions)})",
+             "readers": [reader_line(reader) for reader in r.readers]}
+            for r in comp.rows if r.differs]
         problems += [{"kind": "NOT AS EXPECTED THERE", "label": r.label, "heading": r.cell.heading if r.cell else "",
                       "where": r.cell.where if r.cell else "", "message": r.message + " (tests/expected, under "
                       "the other environment)", "versions": "", "cause": r.cause,
                       "rows": side_by_side(r.expected or [], r.got or []), "left": "tests/expected",
                       "right": f"{comp.python}", "readers": []} for r in comp.expected_failed_there]
-        claims = [{"where": f"{c['file']}:{c['line']}", "sentence": c["sentence"], "expr": c["expr"],
-                   "state": "fails under the other environment"} for c in comp.claims_failed_there]
+        claims: list[ClaimShown] = [{"where": f"{c.file}:{c.line}", "sentence": c.sentence, "expr": c.expr,
+                                     "state": "fails under the other environment"} for c in comp.claims_failed_there]
         lectures.append({"name": comp.name, "timing": comp.timing_text, "versions": "",
-                         "environments": [line.split("] ", 1)[1] for line in environment_lines(comp)],
+                         "environments": environment_texts(comp),
                          "summary": comp.summary, "problems": problems, "claims": claims, "rows": rows})
     return _write(path, "Upgrade report: the same lectures under two environments", lectures)
 
 
-def _write(path, title, lectures):
+def _write(path: str | os.PathLike[str], title: str, lectures: list[LectureShown]) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     text = _env().from_string(TEMPLATE).render(title=title, lectures=lectures)

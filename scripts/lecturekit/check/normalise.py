@@ -18,10 +18,21 @@ nothing else):
   5. drop-trailing-spaces: spaces at the ends of lines are dropped (invisible on a slide, and stripped by editors).
 Numbers are not normalised: they are compared exactly unless the cell declares `#| tolerance:`.
 """
+from __future__ import annotations
+
+import os
 import re
+from collections.abc import Callable
+from typing import Any
 
 from lecturekit.ansi import strip_ansi
 from .plots import PLOT_MIME, plot_text
+
+# One comparable item: {"stdout": text}, {"result": text}, {"figure-data": text} …, or for a raised
+# exception {"error": ename, "message": evalue}.
+Item = dict[str, str]
+# Where the project lies (hide-folders replaces it); None: nothing to hide.
+Root = str | os.PathLike[str] | None
 
 ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{8,16}\b")
 SITE_PACKAGES = re.compile(r"[^\s\"'(),]*/(?:site|dist)-packages/")
@@ -29,30 +40,30 @@ TEMP_PATH = re.compile(r"(?:/private)?(?:/tmp|/var/tmp|/var/folders/[^/\s]+/[^/\
 TRAILING_SPACE = re.compile(r"[ \t]+$", re.MULTILINE)
 
 
-def strip_colour(text: str, project_root=None) -> str:
+def strip_colour(text: str, project_root: Root = None) -> str:
     return strip_ansi(text)
 
 
-def hide_addresses(text: str, project_root=None) -> str:
+def hide_addresses(text: str, project_root: Root = None) -> str:
     return ADDRESS.sub("0x…", text)
 
 
-def hide_folders(text: str, project_root=None) -> str:
+def hide_folders(text: str, project_root: Root = None) -> str:
     if project_root:
         text = text.replace(str(project_root), "<project>")
     return SITE_PACKAGES.sub("<site-packages>/", text)
 
 
-def hide_temporary_paths(text: str, project_root=None) -> str:
+def hide_temporary_paths(text: str, project_root: Root = None) -> str:
     return TEMP_PATH.sub("<tmp>", text)
 
 
-def drop_trailing_spaces(text: str, project_root=None) -> str:
+def drop_trailing_spaces(text: str, project_root: Root = None) -> str:
     return TRAILING_SPACE.sub("", text)
 
 
 # The registry: every normaliser, by name, in the order they apply (the module docstring's list).
-NORMALISERS = {
+NORMALISERS: dict[str, Callable[[str, Root], str]] = {
     "strip-colour": strip_colour,
     "hide-addresses": hide_addresses,
     "hide-folders": hide_folders,
@@ -61,18 +72,18 @@ NORMALISERS = {
 }
 
 
-def normalise(text, project_root=None):
+def normalise(text: str, project_root: Root = None) -> str:
     """Apply the documented normalisers to one text."""
     for normaliser in NORMALISERS.values():
         text = normaliser(text, project_root)
     return text
 
 
-def _text(value):
+def _text(value: Any) -> str:
     return "".join(value) if isinstance(value, list) else str(value)
 
 
-def _data_item(output_type, data):
+def _data_item(output_type: str, data: dict[str, Any]) -> Item:
     if "text/vnd.graphviz" in data:
         return {"figure-dot": _text(data["text/vnd.graphviz"])}
     if PLOT_MIME in data:
@@ -84,11 +95,12 @@ def _data_item(output_type, data):
     return {"display": "<" + ", ".join(sorted(data)) + ">"}
 
 
-def output_items(outputs, project_root=None):
+def output_items(outputs: list[dict[str, Any]], project_root: Root = None) -> list[Item]:
     """A code cell's nbformat outputs -> normalised items (see the module docstring)."""
-    items, streams = [], {}
+    items: list[Item] = []
+    streams: dict[str, str] = {}
 
-    def flush():
+    def flush() -> None:
         for name in ("stdout", "stderr"):
             if streams.get(name):
                 items.append({name: streams[name]})
@@ -108,17 +120,17 @@ def output_items(outputs, project_root=None):
     return [{k: (normalise(v, project_root) if k != "error" else v) for k, v in item.items()} for item in items]
 
 
-def item_kind(item):
+def item_kind(item: Item) -> str:
     return "error" if "error" in item else next(iter(item))
 
 
-def item_text(item):
+def item_text(item: Item) -> str:
     return item["message"] if "error" in item else item[item_kind(item)]
 
 
-def as_lines(items):
+def as_lines(items: list[Item] | None) -> list[str]:
     """Items as the lines a diff shows: a `[kind]` line, then the text."""
-    lines = []
+    lines: list[str] = []
     for item in items or []:
         kind = item_kind(item)
         lines.append(f"[error {item['error']}]" if kind == "error" else f"[{kind}]")

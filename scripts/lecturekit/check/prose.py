@@ -11,13 +11,19 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from lecturekit.execute.record import ProseRun
+from lecturekit.execute.record import CellRun, ProseRun
+from .records import ClaimRecord, InlineRecord, ProseRecord
 from .readers import claim_line, source_line
 
 INLINE = re.compile(r"`\{python\}\s+([^`]+?)\s*`")
 WIDTH = 220  # characters of a sentence shown around the value
+
+# ("inline", file, expression, n) or ("claim", file, sentence, n): the n-th of them in the file.
+Key = tuple[str, str, str, int]
 
 
 @dataclass(frozen=True)
@@ -30,10 +36,10 @@ class ProseValue:
     line: int
 
     @property
-    def key(self):
+    def key(self) -> Key:
         return ("inline", self.file, self.expr, self.nth)
 
-    def record(self):
+    def record(self) -> InlineRecord:
         return {"file": self.file, "expr": self.expr, "value": self.value}
 
 
@@ -46,11 +52,15 @@ class ClaimValue:
     line: int
 
     @property
-    def key(self):
+    def key(self) -> Key:
         return ("claim", self.file, self.sentence, self.nth)
 
-    def record(self):
+    def record(self) -> ClaimRecord:
         return {"file": self.file, "claim": self.sentence, "holds": self.holds}
+
+
+# What the prose printed: an inline expression's text, or whether a claim held.
+Value = ProseValue | ClaimValue
 
 
 @dataclass(frozen=True)
@@ -65,18 +75,19 @@ class ProseChange:
     new_sentence: str
 
     @property
-    def where(self):
+    def where(self) -> str:
         return f"{self.file}:{self.line}"
 
 
-def current_values(runs, project_root) -> list:
+def current_values(runs: Sequence[CellRun | ProseRun], project_root: str | os.PathLike[str]) -> list[Value]:
     """Every inline value and claim of the execution record's prose runs, in document order."""
-    found, seen = [], {}
+    found: list[Value] = []
+    seen: dict[tuple[str, str, str], int] = {}
     for run in runs:
         if not isinstance(run, ProseRun):
             continue
         source = os.path.join(project_root, run.file)
-        in_run = {}
+        in_run: dict[str, int] = {}
         for inline in run.inline:
             nth = seen.get(("inline", run.file, inline.expr), 0)
             seen[("inline", run.file, inline.expr)] = nth + 1
@@ -92,12 +103,14 @@ def current_values(runs, project_root) -> list:
     return found
 
 
-def records(values) -> list:
+def records(values: Sequence[Value]) -> list[ProseRecord]:
     return [v.record() for v in values]
 
 
-def _recorded_keys(recorded):
-    keyed, seen = {}, {}
+def _recorded_keys(recorded: Sequence[Any] | None) -> dict[tuple[str, Any, Any, int], dict[str, Any]]:
+    """The records read back from the expectations file (any YAML), by the key of the value they record."""
+    keyed: dict[tuple[str, Any, Any, int], dict[str, Any]] = {}
+    seen: dict[tuple[str, Any, Any], int] = {}
     for rec in recorded or []:
         if not isinstance(rec, dict):
             continue
@@ -111,13 +124,13 @@ def _recorded_keys(recorded):
     return keyed
 
 
-def sentence(source_text: str, expr: str, value: str, others: dict) -> str:
+def sentence(source_text: str, expr: str, value: str, others: dict[str, str]) -> str:
     """The source line as a reader sees it: every inline expression replaced by its value (`expr` by
     `value`), claim brackets dropped, cut to WIDTH characters around the value."""
     marked = "\0"
     first = [True]
 
-    def put(match):
+    def put(match: re.Match[str]) -> str:
         e = match.group(1)
         if e == expr and first[0]:
             first[0] = False
@@ -132,11 +145,13 @@ def sentence(source_text: str, expr: str, value: str, others: dict) -> str:
     return text.replace(marked, value)
 
 
-def changes(recorded, values, project_root) -> tuple[list, list]:
+def changes(recorded: Sequence[Any], values: Sequence[Value],
+            project_root: str | os.PathLike[str]) -> tuple[list[ProseChange], list[Value]]:
     """(ProseChange for every inline value that differs from its record, values without a record)."""
     keyed = _recorded_keys(recorded)
     now = {v.expr: v.value for v in values if isinstance(v, ProseValue)}
-    found, new = [], []
+    found: list[ProseChange] = []
+    new: list[Value] = []
     for value in values:
         rec = keyed.get(value.key)
         if rec is None:

@@ -6,15 +6,35 @@ module does not hold the cell's results). An expression reads the names it loads
 own comprehensions and lambdas bind. Reading goes on through the following prose until a later
 cell rebinds the name without reading it (from then on the prose reads that cell's value).
 """
+from __future__ import annotations
+
 import ast
 import os
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Literal
+
+from lecturekit.execute.record import CellRun, ClaimResult, ProseRun
 
 MAGIC = re.compile(r"^\s*[%!?]")
 
 
-def _tree(code):
+@dataclass(frozen=True)
+class InlineReader:
+    """An inline expression that reads a cell's results, where it stands and what it printed."""
+    expr: str
+    value: str
+    file: str
+    line: int
+
+
+# A claim that reads a cell's results is the record's ClaimResult, its line that of its sentence.
+Reader = InlineReader | ClaimResult
+
+
+def _tree(code: str) -> ast.Module | None:
     code = "\n".join("" if MAGIC.match(line) else line for line in code.split("\n"))
     try:
         return ast.parse(code)
@@ -22,15 +42,15 @@ def _tree(code):
         return None
 
 
-def _root_name(node):
+def _root_name(node: ast.expr) -> str | None:
     while isinstance(node, (ast.Attribute, ast.Subscript, ast.Starred)):
         node = node.value
     return node.id if isinstance(node, ast.Name) else None
 
 
-def assigned_names(code):
+def assigned_names(code: str) -> set[str]:
     tree = _tree(code)
-    names = set()
+    names: set[str] = set()
     if tree is None:
         return names
     for node in ast.walk(tree):
@@ -47,7 +67,7 @@ def assigned_names(code):
     return names
 
 
-def read_names(code, mode="exec"):
+def read_names(code: str, mode: Literal["exec", "eval"] = "exec") -> set[str]:
     try:
         tree = ast.parse(code, mode=mode)
     except SyntaxError:
@@ -61,14 +81,14 @@ def read_names(code, mode="exec"):
     return loaded - local
 
 
-_SOURCES = {}
+_SOURCES: dict[str, list[str]] = {}
 
 
-def forget_sources():
+def forget_sources() -> None:
     _SOURCES.clear()
 
 
-def source_line(file, start, needle, occurrence=0):
+def source_line(file: str, start: int, needle: str, occurrence: int = 0) -> int:
     """The line, at or after `start`, of `file` that holds `needle` (a markdown run's recorded line is
     where the run starts, which can be blank lines before its text); `occurrence` counts earlier
     appearances of the same needle in the run to skip (one line can hold it twice)."""
@@ -86,40 +106,35 @@ def source_line(file, start, needle, occurrence=0):
     return start
 
 
-def prose_readers(entries, position, project_root):
-    """Inline expressions and claims after entries[position] (a code cell) that read its names.
-
-    `entries` is the lecture in order: ("code", code) and ("markdown", ProseRun).
-    Returns dicts {kind: inline|claim, expr, file, line, value | sentence+ok}.
-    """
-    live = assigned_names(entries[position][1])
-    found = []
-    for entry in entries[position + 1:]:
+def prose_readers(runs: Sequence[CellRun | ProseRun], cell: CellRun,
+                  project_root: str | os.PathLike[str]) -> list[Reader]:
+    """Inline expressions and claims after `cell` (one of `runs`, the lecture in order) that read its names."""
+    position = next(i for i, run in enumerate(runs) if run is cell)
+    live = assigned_names(cell.code)
+    found: list[Reader] = []
+    for prose in runs[position + 1:]:
         if not live:
             break
-        if entry[0] == "code":
-            rebound = assigned_names(entry[1]) - read_names(entry[1])
+        if isinstance(prose, CellRun):
+            rebound = assigned_names(prose.code) - read_names(prose.code)
             live -= rebound
             continue
-        prose = entry[1]
         source = os.path.join(project_root, prose.file)
         # Every occurrence counts: the same expression in the slide and in the handout text is
         # two places the prose shows the value.
-        occurrences = {}
+        occurrences: dict[str, int] = {}
         for inline in prose.inline:
             nth = occurrences.get(inline.expr, 0)
             occurrences[inline.expr] = nth + 1
             if read_names(inline.expr, "eval") & live:
-                found.append({"kind": "inline", "expr": inline.expr, "value": inline.value, "file": prose.file,
-                              "line": source_line(source, prose.line, f"{{python}} {inline.expr}`", nth)})
+                found.append(InlineReader(inline.expr, inline.value, prose.file,
+                                          source_line(source, prose.line, f"{{python}} {inline.expr}`", nth)))
         for claim in prose.claims:
             if read_names(claim.expr, "eval") & live:
-                found.append({"kind": "claim", "expr": claim.expr, "sentence": claim.sentence,
-                              "ok": claim.ok, "error": claim.error, "file": prose.file,
-                              "line": claim_line(source, claim.sentence, claim.line)})
+                found.append(replace(claim, file=prose.file, line=claim_line(source, claim.sentence, claim.line)))
     return found
 
 
-def claim_line(file, sentence, line):
+def claim_line(file: str, sentence: str, line: int) -> int:
     """The source line of a claim's sentence (its recorded line is its check expression's)."""
     return source_line(file, line, "[" + sentence.split("\n")[0])

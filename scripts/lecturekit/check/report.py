@@ -1,4 +1,16 @@
-"""The text report: per lecture the timing, a summary, then every problem with where it is."""
+"""The text report: per lecture the timing, a summary, then every problem with where it is.
+
+Each line is made from the typed results (run.Checked, run.CellCheck, the record's ClaimResult,
+prose.ProseChange); html_report.py takes the same pieces (`timing_text`, `reader_line`, …)."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from lecturekit.execute.record import ClaimResult
+from .prose import ProseChange
+from .readers import InlineReader, Reader
+from .records import Versions
+from .run import CellCheck, Checked
 
 TITLES = {
     "drift": "DRIFT", "missing": "MISSING", "stale": "STALE", "unlabelled": "NO LABEL",
@@ -11,38 +23,44 @@ VERSION_NAMES = (("python", "python"), ("torch", "torch"), ("numpy", "numpy"), (
                  ("torch_blas", "torch BLAS"), ("numpy_blas", "NumPy BLAS"), ("numpy_blas_core", "kernels"))
 
 
-def versions_text(versions):
+def versions_text(versions: Versions | None) -> str:
     """python, torch (with its build variant), numpy, the CPU and the kernels and threads that did the arithmetic."""
     return ", ".join(f"{name} {versions.get(k)}" for k, name in VERSION_NAMES
                      if versions and versions.get(k) is not None)
 
 
-def timing_line(checked):
+def timing_text(checked: Checked) -> str:
+    """How the lecture was checked and how long it took."""
     if checked.from_cache:
-        return (f"[{checked.name}] checked from cache in {checked.seconds:.2f} s "
+        return (f"checked from cache in {checked.seconds:.2f} s "
                 f"(fresh execution took {checked.fresh_seconds:.1f} s)")
-    return f"[{checked.name}] executed and checked in {checked.seconds:.1f} s (no valid cache)"
+    return f"executed and checked in {checked.seconds:.1f} s (no valid cache)"
 
 
-def _claim_state(claim):
-    if claim.get("error"):
-        return "raises " + claim["error"].strip().split("\n")[-1]
-    return "holds" if claim.get("ok") else "is false"
+def timing_line(checked: Checked) -> str:
+    return f"[{checked.name}] {timing_text(checked)}"
 
 
-def reader_lines(readers, indent="    "):
-    lines = []
-    for r in readers:
-        if r["kind"] == "inline":
-            lines.append(f"{indent}{r['file']}:{r['line']}  `{{python}} {r['expr']}` now reads {r['value']!r}")
-        else:
-            lines.append(f"{indent}{r['file']}:{r['line']}  claim “{r['sentence']}” check=\"{r['expr']}\" "
-                         f"{_claim_state(r)}")
-    return lines
+def claim_state(claim: ClaimResult) -> str:
+    if claim.error:
+        return "raises " + str(claim.error).strip().split("\n")[-1]
+    return "holds" if claim.ok else "is false"
 
 
-def prose_change_lines(changes, indent="    "):
-    lines = []
+def reader_line(reader: Reader) -> str:
+    """Where the prose reads a cell's results, and what it shows now."""
+    if isinstance(reader, InlineReader):
+        return f"{reader.file}:{reader.line}  `{{python}} {reader.expr}` now reads {reader.value!r}"
+    return (f"{reader.file}:{reader.line}  claim “{reader.sentence}” check=\"{reader.expr}\" "
+            f"{claim_state(reader)}")
+
+
+def reader_lines(readers: Sequence[Reader], indent: str = "    ") -> list[str]:
+    return [indent + reader_line(r) for r in readers]
+
+
+def prose_change_lines(changes: Sequence[ProseChange], indent: str = "    ") -> list[str]:
+    lines: list[str] = []
     for c in changes:
         lines.append(f"{indent}{c.where}  `{{python}} {c.expr}`  {c.old} → {c.new}")
         lines.append(f"{indent}  was: {c.old_sentence}")
@@ -50,13 +68,13 @@ def prose_change_lines(changes, indent="    "):
     return lines
 
 
-def _attached(checked, result):
+def _attached(checked: Checked, result: CellCheck) -> list[ProseChange]:
     """The prose changes that read this cell's results (the rest are reported on their own)."""
-    spots = {(r["file"], r["line"], r["expr"]) for r in result.readers if r["kind"] == "inline"}
+    spots = {(r.file, r.line, r.expr) for r in result.readers if isinstance(r, InlineReader)}
     return [c for c in checked.prose_changes if (c.file, c.line, c.expr) in spots]
 
 
-def problem_lines(checked, result, prose_shown):
+def problem_lines(checked: Checked, result: CellCheck, prose_shown: list[ProseChange]) -> list[str]:
     cell = result.cell
     where = f" › {cell.heading}" if cell and cell.heading else ""
     lines = [f"{TITLES[result.status]}  {checked.name}{where} › {result.label}",
@@ -70,21 +88,22 @@ def problem_lines(checked, result, prose_shown):
         prose_shown.extend(changes)
         lines.append("    prose this changes:")
         lines += prose_change_lines(changes, "      ")
-    claims = [r for r in result.readers if r["kind"] == "claim"]
+    claims = [r for r in result.readers if isinstance(r, ClaimResult)]
     if claims:
         lines.append("    claims that read this cell's results:")
         lines += reader_lines(claims, "      ")
     return lines
 
 
-def claim_lines(checked, claim):
-    return [f"CLAIM  {checked.name} › {claim['file']}:{claim['line']}",
-            f"    “{claim['sentence']}”",
-            f"    check=\"{claim['expr']}\" {_claim_state(claim)}"]
+def claim_lines(checked: Checked, claim: ClaimResult) -> list[str]:
+    return [f"CLAIM  {checked.name} › {claim.file}:{claim.line}",
+            f"    “{claim.sentence}”",
+            f"    check=\"{claim.expr}\" {claim_state(claim)}"]
 
 
-def warning_lines(checked, result):
+def warning_lines(checked: Checked, result: CellCheck) -> list[str]:
     cell = result.cell
+    assert cell is not None  # a warning is a cell's output that matched within its tolerance
     tol = cell.options.get("tolerance") if cell else None
     why = tol.get("why") if isinstance(tol, dict) else ""
     where = f" › {cell.heading}" if cell and cell.heading else ""
@@ -93,7 +112,7 @@ def warning_lines(checked, result):
             + ["    " + line for line in result.within if not line.startswith("@@")])
 
 
-def environment_lines(checked):
+def environment_lines(checked: Checked) -> list[str]:
     """The environment diff once per lecture: what the outputs were recorded under, and this run."""
     recorded = [r.expected_versions for r in checked.problems if r.expected_versions]
     if not recorded:
@@ -105,11 +124,11 @@ def environment_lines(checked):
     return ["ENVIRONMENT  " + ("; ".join(changes) if changes else "the same as recorded")] + lines
 
 
-def summary_line(checked):
+def summary_line(checked: Checked) -> str:
     checked_cells = [r for r in checked.results if r.status != "stale"]
     stale = sum(r.status == "stale" for r in checked.problems)
     held = checked.claims_total - len(checked.claims_failed)
-    inline = sum(1 for v in checked.prose if hasattr(v, "expr"))
+    inline = checked.inline_values
     return (f"[{checked.name}] {len(checked_cells)} cells with output: "
             f"{sum(not r.failed for r in checked_cells)} as expected, {sum(r.failed for r in checked_cells)} not"
             + (f"; {stale} stale expectations" if stale else "")
@@ -118,13 +137,12 @@ def summary_line(checked):
             + f"; claims: {held} of {checked.claims_total} hold")
 
 
-def lecture_report(checked):
+def lecture_report(checked: Checked) -> str:
     """The lecture's report: one line when nothing changed, else every change with where and why."""
     if not checked.failed and not checked.has_warnings and not checked.recorded:
-        inline = sum(1 for v in checked.prose if hasattr(v, "expr"))
         ok = sum(r.status != "stale" for r in checked.results)
-        return (f"[{checked.name}] OK: {ok} outputs, {inline} prose values, {checked.claims_total} claims as "
-                f"recorded; " + timing_line(checked).split("] ", 1)[1]
+        return (f"[{checked.name}] OK: {ok} outputs, {checked.inline_values} prose values, "
+                f"{checked.claims_total} claims as recorded; " + timing_text(checked)
                 + ("; digests refreshed" if checked.refreshed else ""))
     lines = [timing_line(checked), summary_line(checked)]
     if not checked.expectations.exists:
@@ -139,7 +157,7 @@ def lecture_report(checked):
     env = environment_lines(checked)
     if env:
         lines += [""] + env
-    shown = []
+    shown: list[ProseChange] = []
     for result in checked.problems:
         if checked.expectations.exists or result.status != "missing":
             lines += [""] + problem_lines(checked, result, shown)
@@ -157,7 +175,7 @@ def lecture_report(checked):
     return "\n".join(lines)
 
 
-def summary(checkeds):
+def summary(checkeds: Sequence[Checked]) -> str:
     drift = sum(len(c.problems) for c in checkeds)
     prose = sum(len(c.prose_changes) for c in checkeds)
     claims = sum(len(c.claims_failed) for c in checkeds)

@@ -1,65 +1,63 @@
 """Check one lecture: execute it (or reuse the render cache), then compare every cell with its
 expectation, every prose value with its record, find the prose that reads each drifted cell, and
-collect the claims that fail. A check that passes refreshes the recorded digests and prose."""
+collect the claims that fail. A check that passes refreshes the recorded digests and prose.
+
+The cells checked are the execution record's (`CellRun`): what the check adds to a cell (its outputs
+as comparable items, its code digests) is computed from it, not kept in a cell type of its own."""
+from __future__ import annotations
+
 import os
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from lecturekit.execute.record import ProseRun
-from lecturekit.execute.build import execute_lecture
+from lecturekit.execute.record import CellRun, ClaimResult, Execution, ProseRun
+from lecturekit.execute.build import ExecutedLecture, execute_lecture
 from .cause import changed_files, code_digests, explain, project_files
 from .compare import items_match, texts_match, tolerance_of, unified_diff, within_tolerance
 from . import prose as prose_values
 from .plots import changed_parts
-from .expectations import Expectations
-from .normalise import output_items
+from .expectations import Expectations, entry_for
+from .normalise import Item, output_items
 from . import readers
-from .readers import claim_line, prose_readers
+from .readers import Reader, claim_line, prose_readers
+from .records import CodeDigests, Entry, Versions
+
+if TYPE_CHECKING:
+    from lecturekit.project import Project
 
 OK = "ok"
 FAILED = ("drift", "missing", "stale", "unlabelled", "no-longer-raises", "raised-differently")
 
 
-@dataclass
-class Cell:
-    """One executed code cell as the check sees it."""
-    index: int  # 1-based among the lecture's code cells
-    label: str | None
-    file: str
-    line: int
-    heading: str
-    options: dict
-    code: str
-    raised: bool
-    items: list | None  # None: output hidden (output: false / include: false), not checked
-    position: int  # index into Checked.entries
-    digests: dict | None = None  # cause.code_digests: this cell's code, and everything before it
+def cell_name(cell: CellRun, index: int) -> str:
+    """The cell's label, or `#n` for the n-th code cell of the lecture (1-based) when it has none."""
+    return cell.label or f"#{index}"
 
-    @property
-    def name(self):
-        return self.label or f"#{self.index}"
 
-    @property
-    def where(self):
-        return f"{self.file}:{self.line}"
+def observed(cell: CellRun, project_root: Path | str | None) -> list[Item] | None:
+    """The cell's outputs as comparable items; None when its output is hidden (not checked)."""
+    return None if cell.hidden else output_items(cell.outputs, project_root)
 
 
 @dataclass
 class CellCheck:
-    cell: Cell | None  # None for an expectation whose cell is gone
+    cell: CellRun | None  # None for an expectation whose cell is gone
     label: str
     status: str
-    expected: list | None = None
-    got: list | None = None
+    expected: list[Item] | None = None
+    got: list[Item] | None = None
     message: str = ""
-    diff: list = field(default_factory=list)
-    readers: list = field(default_factory=list)
-    expected_versions: dict | None = None
+    diff: list[str] = field(default_factory=list)
+    readers: list[Reader] = field(default_factory=list)
+    expected_versions: Versions | None = None
     cause: str = ""  # what changed since the expectation was recorded (environment, code, neither)
-    within: list = field(default_factory=list)  # diff lines of a match that needed the tolerance
+    within: list[str] = field(default_factory=list)  # diff lines of a match that needed the tolerance
 
     @property
-    def failed(self):
+    def failed(self) -> bool:
         return self.status != OK
 
 
@@ -68,105 +66,105 @@ class Checked:
     """What checking one lecture found."""
     name: str
     expectations: Expectations
-    versions: dict
+    record: Execution  # the execution checked: its runs are the lecture in order
     from_cache: bool
     seconds: float
     fresh_seconds: float
-    cells: list  # every code cell (Cell)
-    entries: list  # the lecture in order, for readers: ("code", code) / ("markdown", block, meta)
-    results: list = field(default_factory=list)  # CellCheck for every checked cell or stale entry
-    claims_failed: list = field(default_factory=list)
+    digests: dict[str, CodeDigests] = field(default_factory=dict)  # label -> cause.code_digests
+    results: list[CellCheck] = field(default_factory=list)  # every checked cell or stale entry
+    claims_failed: list[ClaimResult] = field(default_factory=list)  # each at its sentence's line
     claims_total: int = 0
-    files: dict = field(default_factory=dict)  # cause.project_files now
-    prose: list = field(default_factory=list)  # prose.current_values now
-    prose_changes: list = field(default_factory=list)  # prose.ProseChange
-    prose_machine: list = field(default_factory=list)  # prose changes only another CPU explains: warnings
-    prose_new: list = field(default_factory=list)  # values without a record yet
-    recorded: list = field(default_factory=list)  # labels recorded by this run (new cells, see record_new)
+    files: dict[str, str] = field(default_factory=dict)  # cause.project_files now
+    prose: list[prose_values.Value] = field(default_factory=list)  # prose.current_values now
+    prose_changes: list[prose_values.ProseChange] = field(default_factory=list)
+    prose_machine: list[prose_values.ProseChange] = field(default_factory=list)  # only another CPU explains: warnings
+    prose_new: list[prose_values.Value] = field(default_factory=list)  # values without a record yet
+    recorded: list[str] = field(default_factory=list)  # labels recorded by this run (new cells, see record_new)
     refreshed: bool = False  # digests and prose written back after a passing check
 
     @property
-    def problems(self):
+    def cells(self) -> list[CellRun]:
+        return self.record.cells
+
+    @property
+    def versions(self) -> Versions:
+        return self.record.environment.versions
+
+    @property
+    def problems(self) -> list[CellCheck]:
         return [r for r in self.results if r.failed]
 
     @property
-    def warnings(self):
+    def warnings(self) -> list[CellCheck]:
         return [r for r in self.results if r.within]
 
     @property
-    def has_warnings(self):
+    def has_warnings(self) -> bool:
         return bool(self.warnings or self.prose_machine)
 
     @property
-    def failed(self):
+    def failed(self) -> bool:
         return bool(self.problems or self.claims_failed or self.prose_changes)
 
     @property
-    def changed_files(self):
+    def changed_files(self) -> list[str] | None:
         """Files changed since the expectations were last confirmed; None when none were recorded."""
         return changed_files(self.expectations.files, self.files) if self.expectations.files else None
 
     @property
-    def document_order(self):
+    def document_order(self) -> list[str]:
         return [c.label for c in self.cells if c.label]
 
+    @property
+    def inline_values(self) -> int:
+        """How many inline expressions the prose printed."""
+        return sum(isinstance(v, prose_values.ProseValue) for v in self.prose)
 
-def expected_path(project, lecture_name, expected_dir=None):
+
+def expected_path(project: Project, lecture_name: str, expected_dir: Path | None = None) -> Path:
     return (expected_dir or project.root / "tests" / "expected") / f"{lecture_name}.yaml"
 
 
-def fresh_seconds(timings):
+def fresh_seconds(timings: dict[str, Any]) -> float:
     """How long the (possibly cached) execution took: kernel start plus every cell."""
     return float(timings.get("kernel_start", 0.0)) + sum(float(s) for s in timings.get("cells", {}).values())
 
 
-def read_execution(execution, project_root):
-    """The execution record (the executed notebook's metadata) -> Cells, and the lecture in order for
-    the prose readers: ("code", code) and ("markdown", ProseRun)."""
-    cells, entries, index = [], [], 0
-    for run in execution.record.runs:
-        if isinstance(run, ProseRun):
-            entries.append(("markdown", run))
+def failed_claims(runs: Sequence[CellRun | ProseRun], project_root: Path | str) -> tuple[list[ClaimResult], int]:
+    """The claims that do not hold, each at its sentence's source line, and how many claims there are."""
+    failed: list[ClaimResult] = []
+    total = 0
+    for run in runs:
+        if not isinstance(run, ProseRun):
             continue
-        index += 1
-        cells.append(Cell(index=index, label=run.label, file=run.file, line=run.line, heading=run.heading,
-                          options=run.options, code=run.code, raised=run.raised,
-                          items=None if run.hidden else output_items(run.outputs, project_root),
-                          position=len(entries)))
-        entries.append(("code", run.code))
-    return cells, entries
-
-
-def failed_claims(entries, project_root):
-    failed, total = [], 0
-    for entry in entries:
-        if entry[0] != "markdown":
-            continue
-        for claim in entry[1].claims:
+        for claim in run.claims:
             total += 1
             if not claim.ok:
-                failed.append({**claim.as_dict(),
-                               "line": claim_line(os.path.join(project_root, claim.file), claim.sentence, claim.line)})
+                failed.append(replace(claim, line=claim_line(os.path.join(project_root, claim.file),
+                                                             claim.sentence, claim.line)))
     return failed, total
 
 
-def compare_cell(cell, entry, lecture_name, versions=None, files=None):
-    """One cell against its stored entry -> CellCheck."""
+def compare_cell(cell: CellRun, items: list[Item], entry: Entry | None, lecture_name: str,
+                 versions: Versions | None = None, files: list[str] | None = None,
+                 digests: CodeDigests | None = None) -> CellCheck:
+    """One labelled cell (its outputs as `items`) against its stored entry -> CellCheck."""
+    label = cell.label or ""
     tolerance = tolerance_of(cell.options, (cell.file, cell.line, cell.label))
     if entry is None:
-        return CellCheck(cell, cell.label, "missing", got=cell.items,
+        return CellCheck(cell, label, "missing", got=items,
                          message=f"no expected output recorded; if this output is right, run: "
-                                 f"scripts/check {lecture_name} --accept {cell.label}",
-                         diff=unified_diff([], cell.items))
+                                 f"scripts/check {lecture_name} --accept {label}",
+                         diff=unified_diff([], items))
     expected = entry.get("outputs") or []
-    result = CellCheck(cell, cell.label, OK, expected=expected, got=cell.items,
+    result = CellCheck(cell, label, OK, expected=expected, got=items,
                        expected_versions=entry.get("versions"))
-    if items_match(expected, cell.items, tolerance):
-        result.within = within_tolerance(expected, cell.items, tolerance)
+    if items_match(expected, items, tolerance):
+        result.within = within_tolerance(expected, items, tolerance)
         return result
-    result.diff = unified_diff(expected, cell.items)
+    result.diff = unified_diff(expected, items)
     was = next((i["error"] for i in expected if "error" in i), None)
-    now = next((i["error"] for i in cell.items if "error" in i), None)
+    now = next((i["error"] for i in items if "error" in i), None)
     if was and not now:
         result.status = "no-longer-raises"
         result.message = f"this cell used to raise {was} (it is marked 'error: true'); now it raises nothing"
@@ -177,38 +175,43 @@ def compare_cell(cell, entry, lecture_name, versions=None, files=None):
         result.status = "drift"
         result.message = "output differs from the expectation" + (
             f" (beyond the declared tolerance rel {tolerance.rel:g}, abs {tolerance.abs:g})" if tolerance else "")
-        changed = changed_parts(expected, cell.items, lambda a, b: texts_match(a, b, tolerance))
+        changed = changed_parts(expected, items, lambda a, b: texts_match(a, b, tolerance))
         if changed:
             result.message += "; plotted data changed: " + ", ".join(changed)
-    result.cause = explain(entry, cell.digests, versions or {}, files, cell.where)
+    result.cause = explain(entry, digests, versions or {}, files, cell.where)
     return result
 
 
-def compare_all(checked, project_root):
+def compare_all(checked: Checked, project_root: Path) -> Checked:
     """Fill checked.results from its cells and expectations (no execution)."""
     store = checked.expectations
-    results, seen = [], set()
-    for cell in checked.cells:
+    cells = checked.cells
+    results: list[CellCheck] = []
+    seen: set[str] = set()
+    for index, cell in enumerate(cells, 1):
         if cell.label:
             seen.add(cell.label)
-        if cell.items is None or (not cell.items and not (cell.label and store.get(cell.label))):
+        items = observed(cell, project_root)
+        if items is None or (not items and not (cell.label and store.get(cell.label))):
             continue
         if not cell.label:
-            results.append(CellCheck(cell, cell.name, "unlabelled", got=cell.items,
+            results.append(CellCheck(cell, cell_name(cell, index), "unlabelled", got=items,
                                      message="this cell produces output but has no label; "
                                              "add '#| label: …' so its output can be checked"))
             continue
-        result = compare_cell(cell, store.get(cell.label), checked.name, checked.versions, checked.changed_files)
+        result = compare_cell(cell, items, store.get(cell.label), checked.name, checked.versions,
+                              checked.changed_files, checked.digests.get(cell.label))
         if result.status in ("drift", "no-longer-raises", "raised-differently"):
-            result.readers = prose_readers(checked.entries, cell.position, project_root)
+            result.readers = prose_readers(checked.record.runs, cell, project_root)
         results.append(result)
+    by_label = {c.label: c for c in reversed(cells) if c.label}  # the first cell of a label, as next() found
     for label in store.labels():
-        cell = next((c for c in checked.cells if c.label == label), None)
-        if label not in seen or (cell and cell.items is None):
-            entry = store.get(label)
-            results.append(CellCheck(cell, label, "stale", expected=entry.get("outputs"), got=[],
+        found = by_label.get(label)
+        entry = store.get(label)
+        if entry is not None and (label not in seen or (found and found.hidden)):
+            results.append(CellCheck(found, label, "stale", expected=entry.get("outputs"), got=[],
                                      message=("the lecture has no cell with this label any more"
-                                              if cell is None else "this cell's output is hidden now")
+                                              if found is None else "this cell's output is hidden now")
                                      + "; --accept removes its expectation",
                                      diff=unified_diff(entry.get("outputs") or [], [])))
     checked.results = results
@@ -223,7 +226,7 @@ def compare_all(checked, project_root):
 MACHINE_KEYS = ("cpu", "cpu_capability", "torch_threads", "torch_blas", "numpy_blas", "numpy_blas_core", "env")
 
 
-def machine_only(checked):
+def machine_only(checked: Checked) -> bool:
     """True when no file changed since the expectations were recorded, the versions are the same and
     the machine is not: a prose value that then differs is the arithmetic of another CPU (a lecture
     may print "on this computer" counts in its prose), reported as a warning, old → new."""
@@ -239,33 +242,35 @@ def machine_only(checked):
     return bool(environment_changes({k: v for k, v in recorded.items() if k in MACHINE_KEYS}, checked.versions))
 
 
-def fresh_entry(checked, cell, outputs):
-    from .expectations import entry_for
-    return entry_for(outputs, checked.versions, cell.digests if cell else None)
+def fresh_entry(checked: Checked, label: str, outputs: list[Item]) -> Entry:
+    """An entry for `outputs` under this run's versions, with the code digests of the cell labelled
+    `label` (none when the lecture has no such cell)."""
+    return entry_for(outputs, checked.versions, checked.digests.get(label))
 
 
-def rewrite(checked, outputs: dict, project_root, *, versions=True):
+def rewrite(checked: Checked, outputs: dict[str, list[Item]], project_root: Path, *, versions: bool = True) -> None:
     """Write the whole expectations file: `outputs` (label -> items) in document order, each entry with
     this run's digests (and versions, or the ones it was recorded under), the files and the prose."""
     store = checked.expectations
-    entries = {}
-    cells = {c.label: c for c in checked.cells if c.label}
-    for label in [*checked.document_order, *[l for l in outputs if l not in cells]]:
+    entries: dict[str, Entry] = {}
+    order = checked.document_order
+    for label in [*order, *[l for l in outputs if l not in order]]:
         if label not in outputs:
             continue
-        entry = fresh_entry(checked, cells.get(label), outputs[label])
-        if not versions and store.get(label):
-            entry["versions"] = store.get(label).get("versions") or entry["versions"]
+        entry = fresh_entry(checked, label, outputs[label])
+        old = store.get(label)
+        if not versions and old:
+            entry["versions"] = old.get("versions") or entry["versions"]
         entries[label] = entry
     store.rewrite(entries, checked.files, prose_values.records(checked.prose))
     compare_all(checked, project_root)
 
 
-def stored_outputs(checked):
-    return {label: checked.expectations.get(label).get("outputs") or [] for label in checked.expectations.labels()}
+def stored_outputs(checked: Checked) -> dict[str, list[Item]]:
+    return {label: entry.get("outputs") or [] for label, entry in checked.expectations.entries.items()}
 
 
-def refresh(checked, project_root):
+def refresh(checked: Checked, project_root: Path) -> bool:
     """After a passing check: bring the recorded digests and prose up to date (versions stay those
     the outputs were accepted under). Writes only when something differs."""
     store = checked.expectations
@@ -274,7 +279,8 @@ def refresh(checked, project_root):
     stale = store.files != checked.files or store.prose != prose_values.records(checked.prose)
     for cell in checked.cells:
         entry = store.get(cell.label) if cell.label else None
-        if entry is not None and cell.digests and entry.get("code") != cell.digests:
+        digests = checked.digests.get(cell.label) if cell.label else None
+        if entry is not None and digests and entry.get("code") != digests:
             stale = True
     if stale:
         rewrite(checked, stored_outputs(checked), project_root, versions=False)
@@ -282,52 +288,64 @@ def refresh(checked, project_root):
     return stale
 
 
-def record_new(checked, project_root):
+def record_new(checked: Checked, project_root: Path) -> list[str]:
     """Record the outputs of cells that have no expectation yet (a render does this; the check
     reports them as MISSING). Returns the labels recorded."""
     new = [r for r in checked.results if r.status == "missing"]
     if not new:
         return []
     outputs = stored_outputs(checked)
-    outputs.update({r.label: r.got for r in new})
+    outputs.update({r.label: r.got or [] for r in new})
     store = checked.expectations
-    entries = {}
-    cells = {c.label: c for c in checked.cells if c.label}
-    for label in [*checked.document_order, *[l for l in outputs if l not in cells]]:
+    entries: dict[str, Entry] = {}
+    order = checked.document_order
+    new_labels = {r.label for r in new}
+    for label in [*order, *[l for l in outputs if l not in order]]:
         if label in outputs:
-            entries[label] = (store.get(label) if store.get(label) and label not in {r.label for r in new}
-                              else fresh_entry(checked, cells.get(label), outputs[label]))
+            old = store.get(label)
+            entries[label] = (old if old and label not in new_labels
+                              else fresh_entry(checked, label, outputs[label]))
     store.rewrite(entries, store.files or checked.files, store.prose or prose_values.records(checked.prose))
     compare_all(checked, project_root)
     checked.recorded = [r.label for r in new]
     return checked.recorded
 
 
-def check_lecture(project, lecture_dir, *, fresh=False, progress=None, expected_dir=None, update=True):
+def check_lecture(project: Project, lecture_dir: Path, *, fresh: bool = False,
+                  progress: Callable[[str], None] | None = None, expected_dir: Path | None = None,
+                  update: bool = True) -> Checked:
     """Execute (or load from the cache) and compare one lecture."""
     started = time.perf_counter()
     execution = execute_lecture(project, lecture_dir, fresh=fresh, progress=progress, write=False)
+    assert execution is not None  # only a cached_only execution can be None
     return check_execution(project, execution, expected_dir=expected_dir, started=started, update=update)
 
 
-def check_execution(project, execution, *, expected_dir=None, started=None, update=True):
+def new_checked(project: Project, execution: ExecutedLecture, store: Expectations) -> Checked:
+    """The lecture's record against `store`, compared (no claims yet, nothing written)."""
+    record = execution.record
+    checked = Checked(name=execution.lecture.name, expectations=store, record=record,
+                      from_cache=execution.from_cache, seconds=0.0, fresh_seconds=fresh_seconds(execution.timings),
+                      digests=code_digests(record.cells, project.code_dir))
+    return compare_all(checked, project.root)
+
+
+def check_execution(project: Project, execution: ExecutedLecture, *, expected_dir: Path | None = None,
+                    started: float | None = None, update: bool = True) -> Checked:
     """Compare one executed lecture (in memory) with its expectations; `update`: refresh the recorded
     digests and prose when it passes."""
     started = time.perf_counter() if started is None else started
     readers.forget_sources()
-    cells, entries = read_execution(execution, project.root)
-    digests = code_digests(cells, project.code_dir)
-    for cell in cells:
-        cell.digests = digests.get(cell.label)
+    record = execution.record
     name = execution.lecture.name
     checked = Checked(name=name, expectations=Expectations(expected_path(project, name, expected_dir), name),
-                      versions=execution.record.environment.versions,
-                      from_cache=execution.from_cache, seconds=0.0,
-                      fresh_seconds=fresh_seconds(execution.timings), cells=cells, entries=entries,
+                      record=record, from_cache=execution.from_cache, seconds=0.0,
+                      fresh_seconds=fresh_seconds(execution.timings),
+                      digests=code_digests(record.cells, project.code_dir),
                       files=project_files(project.root, project.code_dir, execution.lecture.root),
-                      prose=prose_values.current_values(execution.record.runs, project.root))
+                      prose=prose_values.current_values(record.runs, project.root))
     compare_all(checked, project.root)
-    checked.claims_failed, checked.claims_total = failed_claims(entries, project.root)
+    checked.claims_failed, checked.claims_total = failed_claims(record.runs, project.root)
     if update:
         refresh(checked, project.root)
     checked.seconds = time.perf_counter() - started

@@ -21,7 +21,7 @@ def execute(argv: list[str] | None = None) -> int:
 
 def check(argv: list[str] | None = None) -> int:
     """`lecture-check`: outputs against tests/expected/, and the claims."""
-    from lecturekit.check.__main__ import main
+    from lecturekit.cli.check import main
     return main(argv)
 
 
