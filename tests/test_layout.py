@@ -56,8 +56,8 @@ def test_pins_runs_with_the_stdlib_alone():
     assert "install" in out.stdout
 
 
-def test_python_m_check_still_runs():
-    out = subprocess.run([os.sys.executable, "-m", "lecturekit.check", "--help"], capture_output=True, text=True,
+def test_python_m_check_runs_the_command_from_cli():
+    out = subprocess.run([os.sys.executable, "-m", "lecturekit.cli.check", "--help"], capture_output=True, text=True,
                          cwd=ROOT)
     assert out.returncode == 0, out.stderr
     assert "--accept" in out.stdout

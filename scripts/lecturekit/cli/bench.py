@@ -136,7 +136,7 @@ def render(project: Path, *args: str) -> Run:
 
 def check(project: Path, *args: str) -> Run:
     # A check exits 1 when an output drifted: still a measurement, so only a crash stops the bench.
-    return Run([sys.executable, "-m", "lecturekit.check", "--quiet", *args], project, ok=(0, 1))()
+    return Run([sys.executable, "-m", "lecturekit.cli.check", "--quiet", *args], project, ok=(0, 1))()
 
 
 def mb(n: float) -> str:
