@@ -1,4 +1,4 @@
-"""Quarto's pre- and post-render steps (scripts/execute, scripts/quarto-post-render).
+"""What Quarto's pre- and post-render steps decide (the steps themselves: cli/quarto.py).
 
 Pre-render: execute every lecture through our executor and cache (scripts/render --execute-only),
 then hand Quarto only the lectures whose products are stale: `_build/quarto-render.yml` lists their
@@ -335,40 +335,6 @@ def draft_warning(sources: list[str]) -> str:
             f"(docs/quarto.md).")
 
 
-def pre_render(argv: list[str]) -> int:
-    """Execute through our executor and cache, then list the lectures Quarto has to render."""
-    project = Project.find()
-    if in_quarto_preview():
-        preview_settings(project, True)
-        print("quarto preview: scripts/preview serves the decks, from our executor and cache; "
-              "Quarto's own render of the source before it executes no cell and is thrown away",
-              file=sys.stderr)
-        return 0
-    preview_settings(project, False)  # left by a preview that was stopped mid-render
-    if os.environ.get("QUARTO_PROJECT_OUTPUT_DIR") and not os.environ.get("QUARTO_PROJECT_RENDER_ALL"):
-        # Quarto renders named files: only the executed notebooks among them need our executor.
-        inputs = input_files()
-        sources = [line for line in inputs.splitlines() if lecture_of(line) and line.endswith(".qmd")]
-        if sources:
-            print(draft_warning(sources), file=sys.stderr)
-        if "_build/" not in inputs:
-            return 0
-    from lecturekit.course import render
-    status = render.main(["--execute-only", "--quiet", *argv])
-    if status:
-        return status
-    stale, current = stale_lectures(project)
-    pending = project.build_dir / PENDING
-    pending.write_text(json.dumps(stale, indent=1, sort_keys=True), encoding="utf-8")
-    write_render_list(project, list(stale))
-    if current:
-        print(f"quarto: {len(current)} lecture(s) unchanged since Quarto wrote them: {', '.join(current)}",
-              file=sys.stderr)
-    if not stale:
-        print("quarto: nothing to render", file=sys.stderr)
-    return 0
-
-
 PREVIEW_STUB = ('<!doctype html><meta charset="utf-8"><title>quarto preview</title>'
                 '<p>Not a product: <code>quarto preview</code> serves this lecture from scripts/preview, '
                 'executed through the course\'s executor. The next <code>quarto render</code> removes this page.</p>\n')
@@ -394,36 +360,3 @@ def sweep_mirrors(output_dir: Path) -> None:
     placed: what is left there (a preview's touched page) belongs to no reader."""
     for folder in SOURCE_FOLDERS:
         shutil.rmtree(output_dir / folder, ignore_errors=True)
-
-
-def post_render() -> int:
-    from lecturekit.course import site
-    project = Project.find()
-    output_dir = project.root / os.environ.get("QUARTO_PROJECT_OUTPUT_DIR", "_output")
-    if in_quarto_preview():
-        discard(project.root, output_files())
-        preview_settings(project, False)
-        keep_sources_in_project(project.root)
-        return 0
-    placed = place(project.root, output_dir, output_files())
-    for target, source in placed:
-        print(f"quarto: {os.path.relpath(target, project.root)}{' (draft)' if source == 'lectures' else ''}",
-              file=sys.stderr)
-    remove_resource_copies(project.root, output_dir)
-    record(project, placed)
-    sweep_mirrors(output_dir)
-    keep_sources_in_project(project.root)
-    site.build_site(project)
-    return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    from lecturekit.errors import run_command
-    argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["pre-render"]:
-        return run_command(lambda: pre_render(argv[1:]))
-    return run_command(post_render)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

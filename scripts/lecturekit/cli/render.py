@@ -96,7 +96,7 @@ def render(argv: list[str] | None = None) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return run_command(lambda: render(argv), interrupted="interrupted; previous products left as they were")
+    return run_command(lambda: render(argv), interrupted="interrupted; previous products left as they were") or 0
 
 
 if __name__ == "__main__":
