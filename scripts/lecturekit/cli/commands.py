@@ -19,7 +19,7 @@ def execute(argv: list[str] | None = None) -> int:
 def check(argv: list[str] | None = None) -> int:
     """`lecture-check`: outputs against tests/expected/, and the claims."""
     from lecturekit.check.__main__ import main
-    result: int = main(argv)
+    result: int = main(argv)  # type: ignore[no-untyped-call]  # check's entry point has no annotations
     return result
 
 

@@ -54,7 +54,7 @@ def render(argv: list[str] | None = None) -> int:
     lecture_dirs = project.lectures(args.lectures)
     format_names = args.to or list(FORMATS)
 
-    def report(result):
+    def report(result: course.LectureResult) -> None:
         for line in course.summary_lines(result, project.root):
             say(line)
         for warning in result.warnings:

@@ -41,11 +41,11 @@ MANIFEST = "products.json"
 WRITER_MODULES = ("emit.py", "formats.py", "writers.py")
 
 
-def _digest_files(h, folder):
+def _digest_files(h: hashlib._Hash, folder: Path) -> None:
     h.update(json.dumps(cache.file_digests(folder)).encode())
 
 
-def _version(package):
+def _version(package: str) -> str | None:
     try:
         return importlib.metadata.version(package)
     except importlib.metadata.PackageNotFoundError:
@@ -88,7 +88,7 @@ class Manifest:
     def __init__(self, project: Project, name: str):
         self.path = project.build_dir / name / MANIFEST
         self.output = project.output_dir / name
-        self.entries = {}
+        self.entries: dict[str, dict[str, Any]] = {}
         try:
             data = self.path.read_bytes()
         except FileNotFoundError:
@@ -117,7 +117,7 @@ class Manifest:
             stat = (self.output / fmt.product).stat()
         except OSError:
             return False
-        return [stat.st_size, stat.st_mtime_ns] == entry.get("stat")
+        return bool([stat.st_size, stat.st_mtime_ns] == entry.get("stat"))
 
     def record(self, fmt: Format, inputs: str) -> None:
         stat = (self.output / fmt.product).stat()
@@ -134,16 +134,16 @@ class LectureResult:
     name: str
     executed: bool = False
     execute_seconds: float = 0.0
-    execution_timings: dict = field(default_factory=dict)
-    written: list = field(default_factory=list)
-    skipped: list = field(default_factory=list)
+    execution_timings: dict[str, Any] = field(default_factory=dict)
+    written: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
     write_seconds: float = 0.0
-    writer_timings: dict = field(default_factory=dict)
-    warnings: list = field(default_factory=list)
-    products: list = field(default_factory=list)
+    writer_timings: dict[str, float] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    products: list[str] = field(default_factory=list)
     seconds: float = 0.0
     error: str | None = None
-    check: list = field(default_factory=list)  # what the output check said (check/gate.py)
+    check: list[str] = field(default_factory=list)  # what the output check said (check/gate.py)
 
 
 def check_outputs(project: Project, execution: ExecutedLecture, result: LectureResult, accept: bool) -> bool:
@@ -187,7 +187,7 @@ def write_products(project: Project, execution: ExecutedLecture, formats: list[F
     return result
 
 
-def _worker_build(*args, **kwargs):
+def _worker_build(*args: Any, **kwargs: Any) -> LectureResult:
     """build_lecture in a worker process. Ctrl-C stops the kernel and children (build_lecture's
     own cleanup), then the worker leaves at once instead of taking the next lecture."""
     try:
@@ -196,13 +196,13 @@ def _worker_build(*args, **kwargs):
         os._exit(130)
 
 
-def _interrupt_workers(pool):
+def _interrupt_workers(pool: cf.ProcessPoolExecutor) -> None:
     """Ctrl-C reached this process: pass it on (the terminal may not have) and start nothing new.
     concurrent.futures offers no public way to signal its workers, hence its private fields."""
     for future in list(pool._pending_work_items.values()):
         future.future.cancel()
     for process in list((pool._processes or {}).values()):
-        if process.is_alive():
+        if process.is_alive() and process.pid is not None:
             os.kill(process.pid, signal.SIGINT)
 
 
@@ -319,7 +319,7 @@ def build_course(project: Project, lecture_dirs: Iterable[Path], format_names: l
     theme = theme_digest(project)
     plans = plan(project, lecture_dirs, format_names, versions=versions, theme=theme, fresh=fresh,
                  execute_only=execute_only, force=force, accept=accept)
-    results = {}
+    results: dict[str, LectureResult] = {}
     for p in plans:
         if p.error:
             results[p.name] = LectureResult(p.name, error=p.error, check=p.check)
@@ -331,9 +331,9 @@ def build_course(project: Project, lecture_dirs: Iterable[Path], format_names: l
     if todo and not execute_only:
         for name in format_names:
             FORMATS[name].shared_assets(project)
-    kwargs = dict(fresh=fresh, execute_only=execute_only, force=force, theme=theme, accept=accept)
+    kwargs: dict[str, Any] = dict(fresh=fresh, execute_only=execute_only, force=force, theme=theme, accept=accept)
 
-    def done(result):
+    def done(result: LectureResult) -> None:
         results[result.name] = result
         if on_result:
             on_result(result)

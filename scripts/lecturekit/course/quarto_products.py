@@ -28,7 +28,9 @@ import os
 import re
 import shutil
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from lecturekit.project import Project
 from lecturekit.write.pdfprefs import display_doc_title
@@ -74,7 +76,7 @@ def previewed_lecture() -> str | None:
     return next((lecture_of(a) for a in args[1:] if not a.startswith("-") and lecture_of(a)), None)
 
 
-def output_files(environ=os.environ):
+def output_files(environ: Mapping[str, str] = os.environ) -> list[str]:
     """The files Quarto just wrote, relative to the project (it passes them in the environment or,
     for long lists, in a file)."""
     listing = environ.get("QUARTO_PROJECT_OUTPUT_FILES")
@@ -84,7 +86,7 @@ def output_files(environ=os.environ):
     return [line for line in (listing or "").splitlines() if line.strip()]
 
 
-def parts_of(product: Path, output_dir: Path) -> tuple:
+def parts_of(product: Path, output_dir: Path) -> tuple[str, ...]:
     try:
         return product.relative_to(output_dir).parts
     except ValueError:
@@ -166,7 +168,7 @@ MANIFEST = "quarto-products.json"
 FORMAT_PRODUCTS = {"revealjs": "slides.html", "typst": "handout.pdf"}
 
 
-def read_state(path: Path, what: str) -> dict:
+def read_state(path: Path, what: str) -> dict[str, dict[str, Any]]:
     """{name: dict} from a state file of ours; a file that is damaged (bytes, JSON, shape) is
     discarded with one warning, and what it recorded is made again."""
     try:
@@ -190,14 +192,14 @@ class QuartoManifest:
         self.output = project.output_dir / name
         self.entries = read_state(self.path, "products manifest")
 
-    def _stat(self, product: str):
+    def _stat(self, product: str) -> list[int] | None:
         try:
             stat = (self.output / product).stat()
         except OSError:
             return None
         return [stat.st_size, stat.st_mtime_ns]
 
-    def fresh(self, inputs: dict) -> bool:
+    def fresh(self, inputs: dict[str, str]) -> bool:
         return all(self.entries.get(product, {}).get("inputs") == digest
                    and self._stat(product) == self.entries[product].get("stat")
                    for product, digest in inputs.items())
@@ -216,7 +218,7 @@ class QuartoManifest:
         os.replace(tmp, self.path)
 
 
-def product_digests(project: Project, name: str, theme: str) -> dict | None:
+def product_digests(project: Project, name: str, theme: str) -> dict[str, str] | None:
     """{product: digest of what it is written from}; None when the lecture has no executed notebook."""
     from lecturekit.course.builder import product_inputs
     try:
@@ -227,7 +229,7 @@ def product_digests(project: Project, name: str, theme: str) -> dict | None:
             for fmt, product in FORMAT_PRODUCTS.items()}
 
 
-def stale_lectures(project: Project) -> tuple[dict, list[str]]:
+def stale_lectures(project: Project) -> tuple[dict[str, dict[str, str]], list[str]]:
     """({lecture: its products' digests} for the lectures Quarto must render, the current ones)."""
     from lecturekit.course.builder import theme_digest
     theme = theme_digest(project)
@@ -327,7 +329,7 @@ def preview_settings(project: Project, on: bool) -> None:
 
 
 def draft_warning(sources: list[str]) -> str:
-    names = sorted({lecture_of(s) for s in sources})
+    names = sorted({name for s in sources if (name := lecture_of(s))})
     return (f"WARNING: draft mode: Quarto executes {', '.join(sources)} in its own kernel, once per format. "
             f"Its outputs are not checked against tests/expected/ and a cell's fig-width/fig-height is "
             f"ignored; the products go to {', '.join(f'_output/{n}/{DRAFT}/' for n in names)}. The checked "
