@@ -73,7 +73,7 @@ def render(argv: list[str] | None = None) -> int:
     if not args.execute_only and not args.no_index:
         site_started = time.perf_counter()
         try:
-            page, _zips, unreadable = site.build_site(project, errors={r.name: r.error for r in failed})
+            page, _zips, unreadable = site.build_site(project, errors={r.name: r.error for r in failed if r.error})
         except OSError as err:  # the machine (a read-only or full _output): said once, with the path
             site_error, unreadable = f"course page: {LectureError.from_os_error(err)}", {}
         for name, message in unreadable.items():
