@@ -32,6 +32,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from lecturekit.fsutil import write_atomic
 from lecturekit.project import Project
 from lecturekit.write.pdfprefs import display_doc_title
 
@@ -212,10 +213,7 @@ class QuartoManifest:
             self.entries[product] = {"inputs": digest, "stat": self._stat(product)}
 
     def save(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(self.entries, indent=1, sort_keys=True), encoding="utf-8")
-        os.replace(tmp, self.path)
+        write_atomic(self.path, json.dumps(self.entries, indent=1, sort_keys=True).encode("utf-8"))
 
 
 def product_digests(project: Project, name: str, theme: str) -> dict[str, str] | None:
@@ -256,11 +254,7 @@ def write_render_list(project: Project, lectures: list[str]) -> None:
              "  render:"]
     lines += [f"    - {project.notebook_path(name).relative_to(project.root).as_posix()}" for name in lectures]
     lines.append(f'    - "!lectures/"  {EXCLUSION_MARK}')
-    path = project.root / RENDER_LIST
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    write_atomic(project.root / RENDER_LIST, ("\n".join(lines) + "\n").encode("utf-8"))
 
 
 def keep_sources_in_project(project: Path) -> None:
@@ -277,7 +271,7 @@ def keep_sources_in_project(project: Path) -> None:
         # An empty `render:` is null, which Quarto rejects when it next reads the project.
         kept = [line.replace("  render:", "  render: []") if line.rstrip() == "  render:" else line for line in kept]
     if kept != lines:
-        path.write_text("".join(kept), encoding="utf-8")
+        write_atomic(path, "".join(kept).encode("utf-8"))
 
 
 PENDING = "quarto-pending.json"  # in _build/: what pre-render handed Quarto, for post-render to record
@@ -322,10 +316,7 @@ def preview_settings(project: Project, on: bool) -> None:
     if on:
         kept += [f"execute:  {PREVIEW_MARK}\n", f"  enabled: false  {PREVIEW_MARK}\n"]
     if kept != lines:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text("".join(kept), encoding="utf-8")
-        os.replace(tmp, path)
+        write_atomic(path, "".join(kept).encode("utf-8"))
 
 
 def draft_warning(sources: list[str]) -> str:
