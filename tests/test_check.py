@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 from lecturekit.execute import cache, kernelenv  # noqa: E402
 from lecturekit.read import qmd  # noqa: E402
-from lecturekit.check.__main__ import main  # noqa: E402
+from lecturekit.cli.check import main  # noqa: E402
 from lecturekit.check.cause import environment_changes  # noqa: E402
 from lecturekit.check.envs import display_width, table as compare_table  # noqa: E402
 from lecturekit.check.compare import Tolerance, items_match, texts_match, tolerance_of, within_tolerance  # noqa: E402

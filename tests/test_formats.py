@@ -152,7 +152,8 @@ def test_a_new_record_is_known_to_every_stage_that_lists_formats(project_builder
     """The read stage's format names, `--to`, the parallel build's shared assets and the course
     page's links all come from the table: one more record and each of them knows it."""
     from lecturekit.course import builder as course
-    from lecturekit.course import render, site
+    from lecturekit.cli import render
+    from lecturekit.course import site
     prepared = []
     plain = Format(name="plain", product="notes.txt", options={"columns": arg("--columns")},
                    figure_mimes=("image/png",), link_label="নোট", shared_assets=prepared.append)

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from lecturekit.check.__main__ import main as check_main
+from lecturekit.cli.check import main as check_main
 from lecturekit.check.expectations import Expectations
-from lecturekit.course.render import main as render_main
+from lecturekit.cli.render import main as render_main
 from lecturekit.course.scaffold import ProjectBuilder
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from lecturekit.course.render import main as render_main
+from lecturekit.cli.render import main as render_main
 from lecturekit.course.scaffold import ProjectBuilder
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -16,7 +16,7 @@ import pytest
 from PIL import Image
 
 from helpers import ROOT, pdf_text
-from lecturekit.check.__main__ import main as check_main
+from lecturekit.cli.check import main as check_main
 from lecturekit.check.plots import plot_text
 
 matplotlib.use("Agg")

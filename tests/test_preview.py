@@ -44,7 +44,7 @@ def server(mini):
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT / "scripts")}
     log = open(mini.root / "preview.log", "w+", encoding="utf-8")
-    process = subprocess.Popen([sys.executable, "-m", "lecturekit.course.preview", "demo", "--port", str(port)],
+    process = subprocess.Popen([sys.executable, "-m", "lecturekit.cli.preview", "demo", "--port", str(port)],
                                cwd=mini.root, env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
     try:
         deadline = time.time() + 300

@@ -131,7 +131,7 @@ class Run:
 
 
 def render(project: Path, *args: str) -> Run:
-    return Run([sys.executable, "-m", "lecturekit.course.render", "--quiet", *args], project)()
+    return Run([sys.executable, "-m", "lecturekit.cli.render", "--quiet", *args], project)()
 
 
 def check(project: Path, *args: str) -> Run:
@@ -298,7 +298,7 @@ def bench_ours(args: argparse.Namespace, tmp: Path, lecture: str) -> dict[str, A
     embed, embed_runs = embedding_seconds(project, lecture)
     torch_label, torch_cell = _first_torch_cell(project, lecture, cells)
     import_torch = max(time_python("import torch", project, repeat=2) - time_python("pass", project, repeat=2), 0.0)
-    startup = time_python("import lecturekit.course.render, lecturekit.course.builder", project)
+    startup = time_python("import lecturekit.cli.render, lecturekit.course.builder", project)
     versions_probe = max(time_python("from lecturekit.execute import cache; cache.environment_versions()", project)
                          - time_python("from lecturekit.execute import cache", project), 0.0)
     stages = {
@@ -363,7 +363,7 @@ def bench_preview(args: argparse.Namespace, tmp: Path, lecture: str) -> dict[str
     url = f"http://127.0.0.1:{port}/{lecture}/slides.html"
     log_path = project / "preview.log"
     with open(log_path, "w", encoding="utf-8") as log:
-        server = subprocess.Popen([sys.executable, "-m", "lecturekit.course.preview", lecture, "--port", str(port)],
+        server = subprocess.Popen([sys.executable, "-m", "lecturekit.cli.preview", lecture, "--port", str(port)],
                                   cwd=project, stdout=log, stderr=subprocess.STDOUT)
         try:
             deadline = time.time() + 600

@@ -32,12 +32,19 @@ import subprocess
 import sys
 import tempfile
 import tomllib
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[3]
 PIN = re.compile(r"^\s*([A-Za-z0-9_.\-]+)\s*==\s*([^\s;]+)\s*$")
 # Status when the environment cannot be made or is not what the pins say (not 1: a failed command).
 WRONG_ENVIRONMENT = 3
+
+
+# {canonical name: (name as written, version)}
+Pins = dict[str, tuple[str, str]]
+Say = Callable[[str], None]
 
 
 class WrongEnvironment(Exception):
@@ -48,9 +55,9 @@ def canonical(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def pins(pyproject: Path = ROOT / "pyproject.toml", overrides=()) -> dict:
+def pins(pyproject: Path = ROOT / "pyproject.toml", overrides: Sequence[str] = ()) -> Pins:
     """{canonical name: (name as written, version)} from [project] dependencies, then the overrides."""
-    found = {}
+    found: Pins = {}
     for line in list(tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["dependencies"]) + list(overrides):
         match = PIN.match(line)
         if not match:
@@ -59,7 +66,7 @@ def pins(pyproject: Path = ROOT / "pyproject.toml", overrides=()) -> dict:
     return found
 
 
-def build_variant(version: str, requires=(), cuda: str | None = None) -> str:
+def build_variant(version: str, requires: Sequence[str] = (), cuda: str | None = None) -> str:
     """The version with its build variant: `2.13.0+cpu` as it is; PyPI's CUDA wheel, which carries
     no label, as `2.15.0+cu132` (from torch/version.py's `cuda`, or its nvidia-*-cuNN requirements)."""
     if "+" in version:
@@ -70,7 +77,7 @@ def build_variant(version: str, requires=(), cuda: str | None = None) -> str:
     return f"{version}+{tags[0]}" if tags else version
 
 
-def is_cpu_build(version: str, requires=()) -> bool:
+def is_cpu_build(version: str, requires: Sequence[str] = ()) -> bool:
     """A torch wheel built without CUDA/ROCm: the +cpu label, and no nvidia-* requirements."""
     label = version.partition("+")[2]
     return label == "cpu" and not any(canonical(r).startswith("nvidia-") for r in requires)
@@ -80,7 +87,7 @@ def _venv_python(venv: Path) -> Path:
     return venv / "bin" / "python"
 
 
-def installed(python: Path) -> dict:
+def installed(python: Path) -> dict[str, str]:
     """{canonical name: version} of the distributions the interpreter sees."""
     probe = ("import importlib.metadata as m, json\n"
              "print(json.dumps({d.metadata['Name']: d.version for d in m.distributions() if d.metadata['Name']}))")
@@ -88,7 +95,7 @@ def installed(python: Path) -> dict:
     return {canonical(k): v for k, v in json.loads(out).items()}
 
 
-def mismatches(python: Path, wanted: dict, allow_cuda: bool = False) -> list:
+def mismatches(python: Path, wanted: Pins, allow_cuda: bool = False) -> list[str]:
     """One line per pinned package whose installed version differs, or torch not built for the CPU
     (unless a CUDA build was asked for)."""
     have = installed(python)
@@ -106,7 +113,7 @@ def mismatches(python: Path, wanted: dict, allow_cuda: bool = False) -> list:
     return problems
 
 
-def planned_torch(python: Path, requirement: str) -> dict:
+def planned_torch(python: Path, requirement: str) -> dict[str, Any]:
     """What pip would install for the torch pin: name, version, where from, its nvidia-* needs.
     A dry run with --no-deps: metadata only, nothing of the wheel's gigabytes."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -125,7 +132,7 @@ def planned_torch(python: Path, requirement: str) -> dict:
     return {"version": meta["version"], "url": item["download_info"]["url"], "nvidia": nvidia}
 
 
-def download_size(urls) -> int | None:
+def download_size(urls: Iterable[str]) -> int | None:
     """Bytes to download for these files (a local file's size, a remote one's Content-Length from a
     HEAD request); None when one of them cannot be asked."""
     import urllib.parse
@@ -144,7 +151,7 @@ def download_size(urls) -> int | None:
     return total
 
 
-def planned_downloads(python: Path, requirements: list) -> list:
+def planned_downloads(python: Path, requirements: list[str]) -> list[tuple[str, str, str]]:
     """(name, version, url) of every file pip would download for these requirements (dry run)."""
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.json"
@@ -160,7 +167,7 @@ def gigabytes(size: int | None) -> str:
     return "an unknown size" if size is None else f"{size / 1e9:.1f} GB"
 
 
-def check_torch_plan(python: Path, wanted: dict, allow_cuda: bool = False, say=print) -> None:
+def check_torch_plan(python: Path, wanted: Pins, allow_cuda: bool = False, say: Say = print) -> None:
     if "torch" not in wanted:
         return
     name, version = wanted["torch"]
@@ -210,19 +217,20 @@ print(json.dumps(sorted((dists[n].metadata["Name"], dists[n].version) for n in d
 ALWAYS_KEPT = ("pip", "setuptools", "wheel", "uv")
 
 
-def extraneous(python: Path, wanted: dict) -> list:
+def extraneous(python: Path, wanted: Pins) -> list[tuple[str, str]]:
     """(name, version) of installed packages that no pin needs."""
     keep = [name for name, _ in wanted.values()] + list(ALWAYS_KEPT) + [project_name()]
     out = subprocess.run([str(python), "-c", _EXTRANEOUS_PROBE, json.dumps(keep)], capture_output=True,
                          text=True, check=True).stdout
-    return [tuple(item) for item in json.loads(out)]
+    return [(name, version) for name, version in json.loads(out)]
 
 
 def project_name() -> str:
-    return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["name"]
+    name: str = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["name"]
+    return name
 
 
-def remove_extraneous(venv: Path, wanted: dict, say=print) -> list:
+def remove_extraneous(venv: Path, wanted: Pins, say: Say = print) -> list[tuple[str, str]]:
     """Uninstall what no pin needs, and say so (a CUDA torch's nvidia-* packages, hand installs)."""
     python = _venv_python(venv)
     extra = extraneous(python, wanted)
@@ -238,17 +246,17 @@ def remove_extraneous(venv: Path, wanted: dict, say=print) -> list:
     return extra
 
 
-def pip_settings(python: Path) -> dict:
+def pip_settings(python: Path) -> dict[str, list[str]]:
     """pip's configuration as `pip config list` shows it (files and PIP_* variables): key -> values."""
     out = subprocess.run([str(python), "-m", "pip", "config", "list"], capture_output=True, text=True).stdout
-    found = {}
+    found: dict[str, list[str]] = {}
     for line in out.splitlines():  # listed in pip's loading order: a later source overrides
         key, _, value = line.partition("=")
         found[key.rpartition(".")[2]] = value.strip().strip("'\"").split()
     return found
 
 
-def uv_arguments(settings: dict) -> list:
+def uv_arguments(settings: dict[str, list[str]]) -> list[str]:
     """pip's index settings as uv options; pip takes the best version over all indexes, so uv must too."""
     args = ["--index-strategy", "unsafe-best-match"]
     for url in settings.get("index-url", [])[:1]:
@@ -259,7 +267,7 @@ def uv_arguments(settings: dict) -> list:
     return args
 
 
-def install(venv: Path, overrides=(), say=print, allow_cuda: bool = False) -> None:
+def install(venv: Path, overrides: Sequence[str] = (), say: Say = print, allow_cuda: bool = False) -> None:
     wanted = pins(overrides=overrides)
     python = _venv_python(venv)
     if not python.exists():
@@ -291,7 +299,7 @@ def install(venv: Path, overrides=(), say=print, allow_cuda: bool = False) -> No
     remove_extraneous(venv, wanted, say)
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="lecturekit.cli.pins", description=__doc__.split("\n")[0])
     parser.add_argument("command", choices=("install", "verify"))
     parser.add_argument("--venv", default=str(ROOT / ".venv"), help="the venv (default: the project's .venv)")

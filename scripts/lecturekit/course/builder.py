@@ -24,11 +24,11 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from lecturekit.execute import cache
-from lecturekit.execute.build import ExecutedLecture, execute_lecture
+from lecturekit.execute.build import ExecutedLecture, Lookup, complete, look_up
 from lecturekit.errors import LectureError
-from lecturekit.read.qmd import read_lecture
 from lecturekit.fsutil import write_atomic
 from lecturekit.write.figures import lecture_figures_dir, write_figures
 from lecturekit.execute.notebook import notebook_bytes, write_notebook
@@ -41,11 +41,11 @@ MANIFEST = "products.json"
 WRITER_MODULES = ("emit.py", "formats.py", "writers.py")
 
 
-def _digest_files(h, folder):
+def _digest_files(h: hashlib._Hash, folder: Path) -> None:
     h.update(json.dumps(cache.file_digests(folder)).encode())
 
 
-def _version(package):
+def _version(package: str) -> str | None:
     try:
         return importlib.metadata.version(package)
     except importlib.metadata.PackageNotFoundError:
@@ -88,7 +88,7 @@ class Manifest:
     def __init__(self, project: Project, name: str):
         self.path = project.build_dir / name / MANIFEST
         self.output = project.output_dir / name
-        self.entries = {}
+        self.entries: dict[str, dict[str, Any]] = {}
         try:
             data = self.path.read_bytes()
         except FileNotFoundError:
@@ -117,7 +117,7 @@ class Manifest:
             stat = (self.output / fmt.product).stat()
         except OSError:
             return False
-        return [stat.st_size, stat.st_mtime_ns] == entry.get("stat")
+        return bool([stat.st_size, stat.st_mtime_ns] == entry.get("stat"))
 
     def record(self, fmt: Format, inputs: str) -> None:
         stat = (self.output / fmt.product).stat()
@@ -134,16 +134,16 @@ class LectureResult:
     name: str
     executed: bool = False
     execute_seconds: float = 0.0
-    execution_timings: dict = field(default_factory=dict)
-    written: list = field(default_factory=list)
-    skipped: list = field(default_factory=list)
+    execution_timings: dict[str, Any] = field(default_factory=dict)
+    written: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
     write_seconds: float = 0.0
-    writer_timings: dict = field(default_factory=dict)
-    warnings: list = field(default_factory=list)
-    products: list = field(default_factory=list)
+    writer_timings: dict[str, float] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    products: list[str] = field(default_factory=list)
     seconds: float = 0.0
     error: str | None = None
-    check: list = field(default_factory=list)  # what the output check said (check/gate.py)
+    check: list[str] = field(default_factory=list)  # what the output check said (check/gate.py)
 
 
 def check_outputs(project: Project, execution: ExecutedLecture, result: LectureResult, accept: bool) -> bool:
@@ -157,14 +157,17 @@ def check_outputs(project: Project, execution: ExecutedLecture, result: LectureR
 
 
 def write_products(project: Project, execution: ExecutedLecture, formats: list[Format], theme: str,
-                   result: LectureResult, *, force: bool = False) -> LectureResult:
-    """Write the formats whose inputs changed (all with `force`), concurrently; update the manifest."""
+                   result: LectureResult, *, force: bool = False,
+                   inputs: dict[str, str] | None = None) -> LectureResult:
+    """Write the formats whose inputs changed (all with `force`), concurrently; update the manifest.
+    `inputs`: each format's product inputs when the plan has computed them already."""
     name = execution.lecture.name
     data = notebook_bytes(execution.notebook)
     write_notebook(execution.notebook, project.notebook_path(name), data)
     write_figures(execution.notebook, project.root, name)
     manifest = Manifest(project, name)
-    inputs = {fmt.name: product_inputs(theme, data, execution.lecture.root, fmt.name) for fmt in formats}
+    if inputs is None or not all(fmt.name in inputs for fmt in formats):
+        inputs = {fmt.name: product_inputs(theme, data, execution.lecture.root, fmt.name) for fmt in formats}
     todo = [fmt for fmt in formats if force or not manifest.fresh(fmt, inputs[fmt.name])]
     result.skipped = [fmt.name for fmt in formats if fmt not in todo]
     if not todo:
@@ -184,22 +187,102 @@ def write_products(project: Project, execution: ExecutedLecture, formats: list[F
     return result
 
 
-def build_lecture(root: Path, lecture_dir: Path, format_names: list[str], *, versions: dict | None = None,
-                  fresh: bool = False, execute_only: bool = False, force: bool = False,
+def _worker_build(*args: Any, **kwargs: Any) -> LectureResult:
+    """build_lecture in a worker process. Ctrl-C stops the kernel and children (build_lecture's
+    own cleanup), then the worker leaves at once instead of taking the next lecture."""
+    try:
+        return build_lecture(*args, **kwargs)
+    except KeyboardInterrupt:
+        os._exit(130)
+
+
+def _interrupt_workers(pool: cf.ProcessPoolExecutor) -> None:
+    """Ctrl-C reached this process: pass it on (the terminal may not have) and start nothing new.
+    concurrent.futures offers no public way to signal its workers, hence its private fields."""
+    for future in list(pool._pending_work_items.values()):
+        future.future.cancel()
+    for process in list((pool._processes or {}).values()):
+        if process.is_alive() and process.pid is not None:
+            os.kill(process.pid, signal.SIGINT)
+
+
+@dataclass
+class Plan:
+    """What the course build decided for one lecture, and what it read to decide it: the worker
+    builds from this, reading and keying nothing again."""
+    lecture_dir: Path
+    name: str
+    execute: bool  # no valid cache entry (or --fresh)
+    write: list[str]  # formats whose products are stale
+    error: str | None = None
+    seconds: float = 0.0
+    check: list[str] = field(default_factory=list)
+    found: Lookup | None = None  # the lecture as read, its key and cache entry (None: it could not be read)
+    executed: ExecutedLecture | None = None  # its cached execution, assembled (None: it must execute)
+    inputs: dict[str, str] = field(default_factory=dict)  # each format's product inputs, when known
+
+
+def plan(project: Project, lecture_dirs: Iterable[Path], format_names: list[str], *, versions: dict[str, Any],
+         theme: str, fresh: bool = False, execute_only: bool = False, force: bool = False,
+         accept: bool = False) -> list[Plan]:
+    """Per lecture: must it execute, and which products are stale? Each lecture is read, keyed and
+    (when cached) assembled here, once. No kernel is started here."""
+    plans = []
+    formats = [FORMATS[n] for n in format_names]
+    for lecture_dir in lecture_dirs:
+        try:
+            check_lecture_name(lecture_dir)
+            found = look_up(project, lecture_dir, fresh=fresh, versions=versions)
+            # A format option nobody can write fails now, not after a kernel has run.
+            check_format_options(project, found.lecture)
+            execution = None if found.cached is None else complete(project, found)
+        except LectureError as err:
+            plans.append(Plan(lecture_dir, lecture_dir.name, False, [], str(err)))
+            continue
+        if execution is None:
+            plans.append(Plan(lecture_dir, found.lecture.name, True, list(format_names), found=found))
+            continue
+        name = execution.lecture.name
+        data = notebook_bytes(execution.notebook)
+        stale: list[str] = []
+        inputs: dict[str, str] = {}
+        if execute_only:
+            try:
+                if project.notebook_path(name).read_bytes() != data:
+                    stale = ["notebook"]
+            except OSError:
+                stale = ["notebook"]
+        else:
+            manifest = Manifest(project, name)
+            inputs = {fmt.name: product_inputs(theme, data, execution.lecture.root, fmt.name) for fmt in formats}
+            stale = [fmt.name for fmt in formats if force or not manifest.fresh(fmt, inputs[fmt.name])]
+        checked = None
+        if not stale:  # nothing to write: the output check still runs (tests/expected may have changed)
+            checked = LectureResult(name)
+            check_outputs(project, execution, checked, accept)
+        plans.append(Plan(lecture_dir, name, False, stale, checked.error if checked else None,
+                          seconds=execution.seconds, check=checked.check if checked else [],
+                          found=found, executed=execution if stale else None, inputs=inputs))
+    return plans
+
+
+def build_lecture(root: Path, planned: Plan, format_names: list[str], *, fresh: bool = False,
+                  execute_only: bool = False, force: bool = False,
                   progress: Callable[[str], None] | None = None, theme: str | None = None,
                   accept: bool = False) -> LectureResult:
-    """Execute (or load) and write one lecture. Runs in a worker process or in this one."""
+    """Execute (unless the plan found it cached) and write one lecture, from what the plan read and
+    decided: nothing is read or keyed again. Runs in a worker process or in this one."""
     started = time.perf_counter()
     project = Project(Path(root))
-    result = LectureResult(Path(lecture_dir).name)
+    result = LectureResult(planned.name)
     try:
-        check_lecture_name(lecture_dir)
         # One render at a time per lecture (a second one waits, then finds the execution cached).
         with project.lecture_lock(result.name, progress=progress_to_stderr):
-            # A format option nobody can write fails now, not after the kernel has run.
-            check_format_options(project, read_lecture(Path(lecture_dir) / "index.qmd", project.root))
-            execution = execute_lecture(project, Path(lecture_dir), fresh=fresh, progress=progress,
-                                        versions=versions, write=False)
+            execution = planned.executed
+            if execution is None:
+                if planned.found is None:
+                    raise LectureError("nothing planned to build", planned.lecture_dir)
+                execution = complete(project, planned.found, fresh=fresh, progress=progress)
             result.name = execution.lecture.name
             result.executed = not execution.from_cache
             result.execute_seconds = execution.seconds
@@ -210,85 +293,14 @@ def build_lecture(root: Path, lecture_dir: Path, format_names: list[str], *, ver
                 write_figures(execution.notebook, project.root, result.name)
             elif checked:
                 write_products(project, execution, [FORMATS[n] for n in format_names],
-                               theme or theme_digest(project), result, force=force)
+                               theme or theme_digest(project), result, force=force,
+                               inputs=planned.inputs or None)
     except LectureError as err:
         result.error = str(err)
     except OSError as err:  # the machine, not the lecture: a read-only folder, a full disk
         result.error = str(LectureError.from_os_error(err))
     result.seconds = time.perf_counter() - started
     return result
-
-
-def _worker_build(*args, **kwargs):
-    """build_lecture in a worker process. Ctrl-C stops the kernel and children (build_lecture's
-    own cleanup), then the worker leaves at once instead of taking the next lecture."""
-    try:
-        return build_lecture(*args, **kwargs)
-    except KeyboardInterrupt:
-        os._exit(130)
-
-
-def _interrupt_workers(pool):
-    """Ctrl-C reached this process: pass it on (the terminal may not have) and start nothing new.
-    concurrent.futures offers no public way to signal its workers, hence its private fields."""
-    for future in list(pool._pending_work_items.values()):
-        future.future.cancel()
-    for process in list((pool._processes or {}).values()):
-        if process.is_alive():
-            os.kill(process.pid, signal.SIGINT)
-
-
-@dataclass
-class Plan:
-    lecture_dir: Path
-    name: str
-    execute: bool  # no valid cache entry (or --fresh)
-    write: list  # formats whose products are stale
-    error: str | None = None
-    seconds: float = 0.0
-    check: list = field(default_factory=list)
-
-
-def plan(project: Project, lecture_dirs: Iterable[Path], format_names: list[str], *, versions: dict, theme: str,
-         fresh: bool = False, execute_only: bool = False, force: bool = False,
-         accept: bool = False) -> list[Plan]:
-    """Per lecture: must it execute, and which products are stale? No kernel is started here."""
-    plans = []
-    formats = [FORMATS[n] for n in format_names]
-    for lecture_dir in lecture_dirs:
-        try:
-            check_lecture_name(lecture_dir)
-            execution = None if fresh else execute_lecture(project, lecture_dir, versions=versions,
-                                                           write=False, cached_only=True)
-            if execution is not None:  # (one that must execute is checked by build_lecture, before its kernel)
-                check_format_options(project, execution.lecture)
-        except LectureError as err:
-            plans.append(Plan(lecture_dir, lecture_dir.name, False, [], str(err)))
-            continue
-        if execution is None:
-            plans.append(Plan(lecture_dir, lecture_dir.name, True, list(format_names)))
-            continue
-        name = execution.lecture.name
-        data = notebook_bytes(execution.notebook)
-        stale = []
-        if execute_only:
-            try:
-                if project.notebook_path(name).read_bytes() != data:
-                    stale = ["notebook"]
-            except OSError:
-                stale = ["notebook"]
-        else:
-            manifest = Manifest(project, name)
-            stale = [fmt.name for fmt in formats
-                     if force or not manifest.fresh(fmt, product_inputs(theme, data, execution.lecture.root,
-                                                                        fmt.name))]
-        checked = None
-        if not stale:  # nothing to write: the output check still runs (tests/expected may have changed)
-            checked = LectureResult(name)
-            check_outputs(project, execution, checked, accept)
-        plans.append(Plan(lecture_dir, name, False, stale, checked.error if checked else None,
-                          seconds=execution.seconds, check=checked.check if checked else []))
-    return plans
 
 
 def default_jobs() -> int:
@@ -307,7 +319,7 @@ def build_course(project: Project, lecture_dirs: Iterable[Path], format_names: l
     theme = theme_digest(project)
     plans = plan(project, lecture_dirs, format_names, versions=versions, theme=theme, fresh=fresh,
                  execute_only=execute_only, force=force, accept=accept)
-    results = {}
+    results: dict[str, LectureResult] = {}
     for p in plans:
         if p.error:
             results[p.name] = LectureResult(p.name, error=p.error, check=p.check)
@@ -319,23 +331,23 @@ def build_course(project: Project, lecture_dirs: Iterable[Path], format_names: l
     if todo and not execute_only:
         for name in format_names:
             FORMATS[name].shared_assets(project)
-    kwargs = dict(versions=versions, fresh=fresh, execute_only=execute_only, force=force, theme=theme, accept=accept)
+    kwargs: dict[str, Any] = dict(fresh=fresh, execute_only=execute_only, force=force, theme=theme, accept=accept)
 
-    def done(result):
+    def done(result: LectureResult) -> None:
         results[result.name] = result
         if on_result:
             on_result(result)
 
     if len(todo) <= 1 or jobs == 1:
         for p in todo:
-            done(build_lecture(project.root, p.lecture_dir, format_names, progress=progress, **kwargs))
+            done(build_lecture(project.root, p, format_names, progress=progress, **kwargs))
     else:
         # Executions first (they take longest), then the lectures that only need writing.
         todo.sort(key=lambda p: not p.execute)
         # fork: the workers start with every module already imported. No thread runs here yet.
         context = multiprocessing.get_context("fork")
         with cf.ProcessPoolExecutor(min(jobs, len(todo)), mp_context=context) as pool:
-            futures = [pool.submit(_worker_build, project.root, p.lecture_dir, format_names,
+            futures = [pool.submit(_worker_build, project.root, p, format_names,
                                    progress=progress, **kwargs) for p in todo]
             try:
                 for future in cf.as_completed(futures):

@@ -1,4 +1,4 @@
-"""`scripts/preview [LECTURE]`: a lecture's deck on a local server that reloads on every save.
+"""A lecture's deck on a local server that reloads on every save (the command: cli/preview.py).
 
 Also `quarto preview`'s server (`project: preview: serve:` in `_quarto.yml` starts it with
 `--quarto`): it then serves the lecture named on Quarto's command line, or every lecture.
@@ -11,15 +11,20 @@ to reload once the new deck is in place.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import re
-import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from lecturekit.project import Project
-from lecturekit.errors import LectureError, run_command
+from lecturekit.errors import LectureError
+
+if TYPE_CHECKING:
+    from lecturekit.execute.build import ExecutedLecture
+    from lecturekit.write.formats import Format
+    from lecturekit.write.writers import LectureWriter
 
 PREVIEW = "preview"
 # livereload's client, from the server that serves the deck (livereload serves it offline).
@@ -32,22 +37,22 @@ class PreviewProject(Project):
     """The project, with builds and products of the preview under `_build/preview/`."""
 
     @property
-    def build_dir(self):
+    def build_dir(self) -> Path:
         return self.root / "_build" / PREVIEW
 
     @property
-    def output_dir(self):
+    def output_dir(self) -> Path:
         return self.root / "_build" / PREVIEW
 
 
-def linking_writer(project: Project, execution):
+def linking_writer(project: Project, execution: ExecutedLecture) -> LectureWriter:
     """The lecture's writer, except that the deck links its resources (reveal.js, fonts, KaTeX,
     figures) where they lie in the project instead of embedding them: pandoc does less, the deck
     is a tenth of the size, and the browser reloads only the page, not every font again."""
     from lecturekit.write.writers import LectureWriter
 
     class LinkingWriter(LectureWriter):
-        def pandoc_args(self, fmt):
+        def pandoc_args(self, fmt: Format) -> list[str]:
             return [arg for arg in super().pandoc_args(fmt) if arg != "--embed-resources"]
 
     return LinkingWriter(project, execution)
@@ -56,7 +61,8 @@ def linking_writer(project: Project, execution):
 class PreviewDeck:
     """One lecture's preview deck, rebuilt on demand."""
 
-    def __init__(self, project: Project, lecture_dir: Path, say=print, quarto: bool = False):
+    def __init__(self, project: Project, lecture_dir: Path, say: Callable[[str], None] = print,
+                 quarto: bool = False) -> None:
         from lecturekit.execute import cache
         self.project, self.lecture_dir, self.say, self.quarto = project, lecture_dir, say, quarto
         self.builds = 0  # decks written (the server tells the browser after each)
@@ -75,6 +81,7 @@ class PreviewDeck:
         try:
             execution = execute_lecture(self.project, self.lecture_dir, versions=self.versions, write=False,
                                         progress=lambda line: self.say(line))
+            assert execution is not None  # (not cached_only: it executes when the cache has nothing)
             executed = time.perf_counter()
             writer = linking_writer(self.preview, execution)
             writer.write(REVEALJS)
@@ -146,17 +153,18 @@ def write_index(decks: list[PreviewDeck]) -> None:
 
 def serve(decks: list[PreviewDeck], host: str, port: int, parent: int | None = None) -> None:
     """Serve until Ctrl-C, or until `parent` (the `quarto preview` that started this) is gone."""
-    from livereload import Server
-    from livereload.handlers import LiveReloadHandler
-    from livereload.watcher import Watcher
+    # livereload has no annotations: its classes are Any here.
+    from livereload import Server  # type: ignore[import-untyped]
+    from livereload.handlers import LiveReloadHandler  # type: ignore[import-untyped]
+    from livereload.watcher import Watcher  # type: ignore[import-untyped]
     from tornado import ioloop
 
-    class QuickWatcher(Watcher):
-        def start(self, callback):
+    class QuickWatcher(Watcher):  # type: ignore[misc]
+        def start(self, callback: Callable[[], None]) -> bool:
             ioloop.PeriodicCallback(callback, POLL_MS).start()
             return True
 
-        def is_file_changed(self, path, ignore=None):
+        def is_file_changed(self, path: str, ignore: Callable[[str], bool] | None = None) -> bool:
             """livereload's, with the size beside the time: an editor's save (truncate, then write)
             can land within one tick of the file-system clock, and the deck would keep what was read
             halfway through it."""
@@ -168,7 +176,7 @@ def serve(decks: list[PreviewDeck], host: str, port: int, parent: int | None = N
             self._new_mtimes[path] = state
             if known is None:
                 self.filepath = path
-                return stat.st_mtime > self._start
+                return bool(stat.st_mtime > self._start)
             if known != state:
                 self.filepath = path
                 return True
@@ -178,7 +186,7 @@ def serve(decks: list[PreviewDeck], host: str, port: int, parent: int | None = N
     LiveReloadHandler.DEFAULT_RELOAD_TIME = 0.2
     pending: list[str] = []
 
-    def poll_tasks(cls):
+    def poll_tasks(cls: Any) -> None:
         """livereload's, except that a rebuilt deck is announced once a browser is there to hear it:
         livereload drops it when the browser is itself reloading (not connected for a moment, after
         the save before) or was reloaded a moment ago, and the screen would keep the older deck.
@@ -196,16 +204,16 @@ def serve(decks: list[PreviewDeck], host: str, port: int, parent: int | None = N
 
     project_root = decks[0].project.root.resolve()
 
-    class ProjectServer(Server):
+    class ProjectServer(Server):  # type: ignore[misc]
         """The deck links reveal.js, fonts, KaTeX and figures by their paths in the project (pandoc
         writes absolute paths, and paths relative to the deck's own folder): the deck is served at
         its own absolute path, with the project's files beside it (nothing outside the project).
         `/<lecture>/slides.html` leads there."""
 
-        def get_web_handlers(self, script):
+        def get_web_handlers(self, script: Any) -> list[Any]:
             import inspect
             here = project_root.as_posix()
-            files = {"path": here}
+            files: dict[str, Any] = {"path": here}
             if "allowed_symlink_directory" in inspect.signature(self.SFH.initialize).parameters:
                 # A folder linked into the project (node_modules in a throwaway copy) is served too.
                 files["allowed_symlink_directory"] = [here] + [
@@ -215,7 +223,7 @@ def serve(decks: list[PreviewDeck], host: str, port: int, parent: int | None = N
                     *super().get_web_handlers(script)]
 
     class DeckRedirect(web.RequestHandler):
-        def get(self, lecture):
+        def get(self, lecture: str) -> None:
             deck = decks[0].preview.output_dir.resolve() / lecture / "slides.html"
             if not deck.exists():
                 raise web.HTTPError(404)
@@ -225,13 +233,13 @@ def serve(decks: list[PreviewDeck], host: str, port: int, parent: int | None = N
     for deck in decks:
         for path in lecture_paths(deck.lecture_dir):
             server.watch(path, deck.build)
-    def build_all():
+    def build_all() -> None:
         for deck in decks:
             deck.build()
     for path in shared_paths(decks[0].project):
         server.watch(path, build_all)
     if parent is not None:
-        def parent_gone():
+        def parent_gone() -> None:
             if os.getppid() != parent:
                 os._exit(0)
         ioloop.PeriodicCallback(parent_gone, 1000).start()
@@ -245,41 +253,3 @@ def serve(decks: list[PreviewDeck], host: str, port: int, parent: int | None = N
     except OSError as err:
         raise LectureError(f"cannot serve on {host}:{port} ({err.strerror}): choose another with --port",
                            decks[0].lecture_dir) from None
-
-
-def parse_args(argv):
-    parser = argparse.ArgumentParser(prog="scripts/preview", description=__doc__.split("\n")[0])
-    parser.add_argument("lecture", nargs="?", help="lecture folder name (default: the first lecture)")
-    parser.add_argument("--port", type=int, default=4300)
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--quarto", action="store_true",
-                        help="started by `quarto preview`: the lecture named on its command line, else all")
-    return parser.parse_args(argv)
-
-
-def preview(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
-    project = Project.find()
-    if args.quarto:
-        from lecturekit.course.quarto_products import previewed_lecture
-        named = previewed_lecture()
-        lectures = project.lectures([named] if named else None)
-    else:
-        lectures = project.lectures([args.lecture] if args.lecture else None)[:1]
-    if not lectures:
-        raise LectureError("no lecture to preview (lectures/<name>/index.qmd)", project.lectures_dir)
-    say = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
-    decks = [PreviewDeck(project, lecture, say, quarto=args.quarto) for lecture in lectures]
-    built = [deck.build() or deck.path.exists() for deck in decks]
-    if not all(built):
-        return 1
-    serve(decks, args.host, args.port, parent=os.getppid() if args.quarto else None)
-    return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    return run_command(lambda: preview(argv), interrupted="preview stopped")
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,4 +1,4 @@
-"""Quarto's pre- and post-render steps (scripts/execute, scripts/quarto-post-render).
+"""What Quarto's pre- and post-render steps decide (the steps themselves: cli/quarto.py).
 
 Pre-render: execute every lecture through our executor and cache (scripts/render --execute-only),
 then hand Quarto only the lectures whose products are stale: `_build/quarto-render.yml` lists their
@@ -28,8 +28,11 @@ import os
 import re
 import shutil
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
+from lecturekit.fsutil import write_atomic
 from lecturekit.project import Project
 from lecturekit.write.pdfprefs import display_doc_title
 
@@ -74,7 +77,7 @@ def previewed_lecture() -> str | None:
     return next((lecture_of(a) for a in args[1:] if not a.startswith("-") and lecture_of(a)), None)
 
 
-def output_files(environ=os.environ):
+def output_files(environ: Mapping[str, str] = os.environ) -> list[str]:
     """The files Quarto just wrote, relative to the project (it passes them in the environment or,
     for long lists, in a file)."""
     listing = environ.get("QUARTO_PROJECT_OUTPUT_FILES")
@@ -84,7 +87,7 @@ def output_files(environ=os.environ):
     return [line for line in (listing or "").splitlines() if line.strip()]
 
 
-def parts_of(product: Path, output_dir: Path) -> tuple:
+def parts_of(product: Path, output_dir: Path) -> tuple[str, ...]:
     try:
         return product.relative_to(output_dir).parts
     except ValueError:
@@ -166,7 +169,7 @@ MANIFEST = "quarto-products.json"
 FORMAT_PRODUCTS = {"revealjs": "slides.html", "typst": "handout.pdf"}
 
 
-def read_state(path: Path, what: str) -> dict:
+def read_state(path: Path, what: str) -> dict[str, dict[str, Any]]:
     """{name: dict} from a state file of ours; a file that is damaged (bytes, JSON, shape) is
     discarded with one warning, and what it recorded is made again."""
     try:
@@ -190,14 +193,14 @@ class QuartoManifest:
         self.output = project.output_dir / name
         self.entries = read_state(self.path, "products manifest")
 
-    def _stat(self, product: str):
+    def _stat(self, product: str) -> list[int] | None:
         try:
             stat = (self.output / product).stat()
         except OSError:
             return None
         return [stat.st_size, stat.st_mtime_ns]
 
-    def fresh(self, inputs: dict) -> bool:
+    def fresh(self, inputs: dict[str, str]) -> bool:
         return all(self.entries.get(product, {}).get("inputs") == digest
                    and self._stat(product) == self.entries[product].get("stat")
                    for product, digest in inputs.items())
@@ -210,13 +213,10 @@ class QuartoManifest:
             self.entries[product] = {"inputs": digest, "stat": self._stat(product)}
 
     def save(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(self.entries, indent=1, sort_keys=True), encoding="utf-8")
-        os.replace(tmp, self.path)
+        write_atomic(self.path, json.dumps(self.entries, indent=1, sort_keys=True).encode("utf-8"))
 
 
-def product_digests(project: Project, name: str, theme: str) -> dict | None:
+def product_digests(project: Project, name: str, theme: str) -> dict[str, str] | None:
     """{product: digest of what it is written from}; None when the lecture has no executed notebook."""
     from lecturekit.course.builder import product_inputs
     try:
@@ -227,7 +227,7 @@ def product_digests(project: Project, name: str, theme: str) -> dict | None:
             for fmt, product in FORMAT_PRODUCTS.items()}
 
 
-def stale_lectures(project: Project) -> tuple[dict, list[str]]:
+def stale_lectures(project: Project) -> tuple[dict[str, dict[str, str]], list[str]]:
     """({lecture: its products' digests} for the lectures Quarto must render, the current ones)."""
     from lecturekit.course.builder import theme_digest
     theme = theme_digest(project)
@@ -254,11 +254,7 @@ def write_render_list(project: Project, lectures: list[str]) -> None:
              "  render:"]
     lines += [f"    - {project.notebook_path(name).relative_to(project.root).as_posix()}" for name in lectures]
     lines.append(f'    - "!lectures/"  {EXCLUSION_MARK}')
-    path = project.root / RENDER_LIST
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    write_atomic(project.root / RENDER_LIST, ("\n".join(lines) + "\n").encode("utf-8"))
 
 
 def keep_sources_in_project(project: Path) -> None:
@@ -275,7 +271,7 @@ def keep_sources_in_project(project: Path) -> None:
         # An empty `render:` is null, which Quarto rejects when it next reads the project.
         kept = [line.replace("  render:", "  render: []") if line.rstrip() == "  render:" else line for line in kept]
     if kept != lines:
-        path.write_text("".join(kept), encoding="utf-8")
+        write_atomic(path, "".join(kept).encode("utf-8"))
 
 
 PENDING = "quarto-pending.json"  # in _build/: what pre-render handed Quarto, for post-render to record
@@ -320,53 +316,16 @@ def preview_settings(project: Project, on: bool) -> None:
     if on:
         kept += [f"execute:  {PREVIEW_MARK}\n", f"  enabled: false  {PREVIEW_MARK}\n"]
     if kept != lines:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text("".join(kept), encoding="utf-8")
-        os.replace(tmp, path)
+        write_atomic(path, "".join(kept).encode("utf-8"))
 
 
 def draft_warning(sources: list[str]) -> str:
-    names = sorted({lecture_of(s) for s in sources})
+    names = sorted({name for s in sources if (name := lecture_of(s))})
     return (f"WARNING: draft mode: Quarto executes {', '.join(sources)} in its own kernel, once per format. "
             f"Its outputs are not checked against tests/expected/ and a cell's fig-width/fig-height is "
             f"ignored; the products go to {', '.join(f'_output/{n}/{DRAFT}/' for n in names)}. The checked "
             f"products: `quarto render` at the project root, or scripts/render {' '.join(names)} "
             f"(docs/quarto.md).")
-
-
-def pre_render(argv: list[str]) -> int:
-    """Execute through our executor and cache, then list the lectures Quarto has to render."""
-    project = Project.find()
-    if in_quarto_preview():
-        preview_settings(project, True)
-        print("quarto preview: scripts/preview serves the decks, from our executor and cache; "
-              "Quarto's own render of the source before it executes no cell and is thrown away",
-              file=sys.stderr)
-        return 0
-    preview_settings(project, False)  # left by a preview that was stopped mid-render
-    if os.environ.get("QUARTO_PROJECT_OUTPUT_DIR") and not os.environ.get("QUARTO_PROJECT_RENDER_ALL"):
-        # Quarto renders named files: only the executed notebooks among them need our executor.
-        inputs = input_files()
-        sources = [line for line in inputs.splitlines() if lecture_of(line) and line.endswith(".qmd")]
-        if sources:
-            print(draft_warning(sources), file=sys.stderr)
-        if "_build/" not in inputs:
-            return 0
-    from lecturekit.course import render
-    status = render.main(["--execute-only", "--quiet", *argv])
-    if status:
-        return status
-    stale, current = stale_lectures(project)
-    pending = project.build_dir / PENDING
-    pending.write_text(json.dumps(stale, indent=1, sort_keys=True), encoding="utf-8")
-    write_render_list(project, list(stale))
-    if current:
-        print(f"quarto: {len(current)} lecture(s) unchanged since Quarto wrote them: {', '.join(current)}",
-              file=sys.stderr)
-    if not stale:
-        print("quarto: nothing to render", file=sys.stderr)
-    return 0
 
 
 PREVIEW_STUB = ('<!doctype html><meta charset="utf-8"><title>quarto preview</title>'
@@ -394,36 +353,3 @@ def sweep_mirrors(output_dir: Path) -> None:
     placed: what is left there (a preview's touched page) belongs to no reader."""
     for folder in SOURCE_FOLDERS:
         shutil.rmtree(output_dir / folder, ignore_errors=True)
-
-
-def post_render() -> int:
-    from lecturekit.course import site
-    project = Project.find()
-    output_dir = project.root / os.environ.get("QUARTO_PROJECT_OUTPUT_DIR", "_output")
-    if in_quarto_preview():
-        discard(project.root, output_files())
-        preview_settings(project, False)
-        keep_sources_in_project(project.root)
-        return 0
-    placed = place(project.root, output_dir, output_files())
-    for target, source in placed:
-        print(f"quarto: {os.path.relpath(target, project.root)}{' (draft)' if source == 'lectures' else ''}",
-              file=sys.stderr)
-    remove_resource_copies(project.root, output_dir)
-    record(project, placed)
-    sweep_mirrors(output_dir)
-    keep_sources_in_project(project.root)
-    site.build_site(project)
-    return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    from lecturekit.errors import run_command
-    argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["pre-render"]:
-        return run_command(lambda: pre_render(argv[1:]))
-    return run_command(post_render)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -22,7 +22,8 @@ from lecturekit.read.frontmatter import split_front_matter
 from lecturekit.read.scanner import FENCE, INCLUDE
 
 
-def check_sources(path: Path, project_root: Path, named_at: tuple = (None, None), chain: tuple = ()) -> None:
+def check_sources(path: Path, project_root: Path, named_at: tuple[Path | None, int | None] = (None, None),
+                  chain: tuple[Path, ...] = ()) -> None:
     """A LectureError for the first thing in `path` or its includes that Quarto could not read."""
     text = read_source(path, *named_at)
     _meta, body, first = split_front_matter(text, path)

@@ -10,7 +10,9 @@ import hashlib
 import os
 import shutil
 import textwrap
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -19,11 +21,11 @@ SOURCE = Path(__file__).resolve().parents[3]
 GENERATED = ("_build", "_output", "node_modules", ".pytest_cache", "__pycache__")
 
 
-def _ignore(_dir, names):
+def _ignore(_dir: str, names: Iterable[str]) -> list[str]:
     return [n for n in names if n in ("__pycache__", ".pytest_cache") or n.endswith(".pyc")]
 
 
-def front_matter(meta: dict | str | None) -> str:
+def front_matter(meta: dict[str, Any] | str | None) -> str:
     """`---` YAML `---` from a dict (or text as given); empty for None."""
     if meta is None:
         return ""
@@ -58,8 +60,8 @@ class ProjectBuilder:
 
     # ---- written on the spot ----------------------------------------------------------------------
 
-    def add_lecture(self, name: str, body: str, *, front: dict | str | None = None,
-                sections: dict | None = None) -> Path:
+    def add_lecture(self, name: str, body: str, *, front: dict[str, Any] | str | None = None,
+                sections: dict[str, str] | None = None) -> Path:
         """`lectures/<name>/index.qmd` (front matter + dedented body) and its section files."""
         folder = self.lectures_dir / name
         folder.mkdir(parents=True, exist_ok=True)
@@ -68,7 +70,7 @@ class ProjectBuilder:
             (folder / file).write_text(textwrap.dedent(text), encoding="utf-8")
         return folder
 
-    def add_package(self, name: str, files: dict) -> Path:
+    def add_package(self, name: str, files: dict[str, str]) -> Path:
         """A course package `code/<name>/`: {relative path: text}; `__init__.py` at least."""
         folder = self.code_dir / name
         for file, text in files.items():
@@ -76,7 +78,7 @@ class ProjectBuilder:
             (folder / file).write_text(textwrap.dedent(text), encoding="utf-8")
         return folder
 
-    def add_scripts(self, lecture: str, files: dict) -> Path:
+    def add_scripts(self, lecture: str, files: dict[str, str]) -> Path:
         """A lecture's student scripts, `code/scripts/<lecture>/`: {file name: text}."""
         return self.add_package(f"scripts/{lecture}", files)
 
@@ -99,7 +101,7 @@ class ProjectBuilder:
 
     # ---- what a command touched ------------------------------------------------------------------
 
-    def snapshot(self) -> dict:
+    def snapshot(self) -> dict[str, str]:
         """{relative path: sha256} of every source file (not the build, products or caches)."""
         files = {}
         for folder, dirs, names in os.walk(self.root):

@@ -19,12 +19,14 @@ import urllib.parse
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import jinja2
 
 from lecturekit.errors import LectureError
 from lecturekit.read import frontmatter, qmd
+from lecturekit.read.frontmatter import Meta
 from lecturekit.write.formats import FORMATS
 from lecturekit.fsutil import write_if_changed
 from lecturekit.words import EPISODES_MADE, OF_TOTAL, WORDS, bn_digits
@@ -37,16 +39,16 @@ ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 FONT = Path("node_modules/@fontsource-variable/noto-sans-bengali/files/noto-sans-bengali-bengali-wght-normal.woff2")
 
 
-def _python_files(folder):
+def _python_files(folder: Path) -> list[Path]:
     return sorted(p for p in Path(folder).rglob("*.py") if "__pycache__" not in p.parts)
 
 
-def _imported_top_names(path):
+def _imported_top_names(path: Path) -> set[str]:
     try:
         tree = ast.parse(path.read_text(encoding="utf-8"))
     except (SyntaxError, UnicodeDecodeError):
         return set()
-    names = set()
+    names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names.update(alias.name.split(".")[0] for alias in node.names)
@@ -55,7 +57,7 @@ def _imported_top_names(path):
     return names
 
 
-def lecture_code_files(project: Project, lecture_dir: Path, meta: dict | None = None) -> list[tuple[str, Path]]:
+def lecture_code_files(project: Project, lecture_dir: Path, meta: Meta | None = None) -> list[tuple[str, Path]]:
     """[(name inside the zip, path)] for one lecture, sorted; empty when it has no scripts."""
     code = project.code_dir
     meta = meta or {}
@@ -63,7 +65,7 @@ def lecture_code_files(project: Project, lecture_dir: Path, meta: dict | None = 
         listed = meta["code"] if isinstance(meta["code"], list) else [meta["code"]]
         scripts = [p for entry in listed for p in
                    (_python_files(code / entry) if (code / entry).is_dir() else [code / entry])]
-        arcname = lambda p: p.relative_to(code).as_posix()  # noqa: E731
+        arcname: Callable[[Path], str] = lambda p: p.relative_to(code).as_posix()  # noqa: E731
     else:
         folder = code / "scripts" / Path(lecture_dir).name
         scripts = sorted(folder.glob("*.py")) if folder.is_dir() else []
@@ -72,7 +74,8 @@ def lecture_code_files(project: Project, lecture_dir: Path, meta: dict | None = 
         return []
     files = {arcname(p): p for p in scripts if p.is_file()}
     packages = {p.name for p in code.iterdir() if p.is_dir() and (p / "__init__.py").exists()} if code.is_dir() else set()
-    wanted, queue = set(), [p for p in files.values()]
+    wanted: set[str] = set()
+    queue = list(files.values())
     while queue:
         for name in _imported_top_names(queue.pop()) & packages:
             if name not in wanted:
@@ -113,7 +116,7 @@ def files_digest(files: list[tuple[str, Path]]) -> str:
     return digest.hexdigest()
 
 
-def write_code_zip(project: Project, lecture_dir: Path, meta: dict | None = None) -> Path | None:
+def write_code_zip(project: Project, lecture_dir: Path, meta: Meta | None = None) -> Path | None:
     """`_output/<lecture>/code.zip`; None when the lecture has no scripts. Skips unchanged zips."""
     files = lecture_code_files(project, lecture_dir, meta)
     target = project.output_dir / Path(lecture_dir).name / ZIP_NAME
@@ -131,7 +134,7 @@ def write_code_zip(project: Project, lecture_dir: Path, meta: dict | None = None
     return target
 
 
-def lecture_meta(lecture_dir: Path) -> dict:
+def lecture_meta(lecture_dir: Path) -> Meta:
     """The front matter with the defaults the products use (episode from the folder's number …)."""
     index = Path(lecture_dir) / "index.qmd"
     meta, _body, _line = qmd.split_front_matter(qmd.read_source(index), index)
@@ -165,12 +168,15 @@ class Module:
     lectures: list[Entry]
 
 
-def lecture_entry(project: Project, lecture_dir: Path, meta: dict, error: str | None = None) -> Entry:
+def lecture_entry(project: Project, lecture_dir: Path, meta: Meta, error: str | None = None) -> Entry:
     """What the page shows of a lecture: each format's product (linked once it exists, marked as
     not made yet until then), its code zip when it has one, and its error when it failed."""
     name = Path(lecture_dir).name
     out = project.output_dir / name
-    href = lambda product: urllib.parse.quote(f"{name}/{product}")  # noqa: E731
+
+    def href(product: str) -> str:
+        return urllib.parse.quote(f"{name}/{product}")
+
     links = [Link(fmt.link_label, href(fmt.product) if (out / fmt.product).exists() else None)
              for fmt in FORMATS.values()]
     if (out / ZIP_NAME).exists():
@@ -182,14 +188,14 @@ def lecture_entry(project: Project, lecture_dir: Path, meta: dict, error: str | 
                  title_en=str(sub) if sub else None, links=links, error=error)
 
 
-def modules(project: Project, lectures: list[tuple[Path, dict]], errors: dict | None = None) -> list[Module]:
+def modules(project: Project, lectures: list[tuple[Path, Meta]], errors: dict[str, str] | None = None) -> list[Module]:
     """The lectures grouped by module, in episode order (those without a module last)."""
-    def order(item):
+    def order(item: tuple[Path, Meta]) -> tuple[Any, Any, str]:
         meta = item[1]
         return (meta.get("module") if isinstance(meta.get("module"), int) else 10**6,
                 meta.get("episode") if isinstance(meta.get("episode"), (int, float)) else 10**6, item[0].name)
 
-    groups: dict = {}
+    groups: dict[Any, list[Entry]] = {}
     for lecture_dir, meta in sorted(lectures, key=order):
         groups.setdefault(meta.get("module"), []).append(lecture_entry(project, lecture_dir, meta, (errors or {}).get(lecture_dir.name)))
     return [Module(f"{WORDS['module']} {bn_digits(module)}" if module is not None else WORDS["other-episodes"], entries)
@@ -203,7 +209,7 @@ def _templates() -> jinja2.Environment:
                               undefined=jinja2.StrictUndefined)
 
 
-def index_html(project: Project, lectures: list[tuple[Path, dict]], errors: dict | None = None) -> str:
+def index_html(project: Project, lectures: list[tuple[Path, Meta]], errors: dict[str, str] | None = None) -> str:
     """The page (templates/course.html.j2). `lectures`: [(folder, meta)]; `errors`: {folder name:
     why it failed}."""
     font_path = project.root / FONT
@@ -222,7 +228,7 @@ def _inside(project: Project, message: str) -> str:
 
 
 def build_site(project: Project, lecture_dirs: list[Path] | None = None,
-               errors: dict | None = None) -> tuple[Path, list[Path], dict]:
+               errors: dict[str, str] | None = None) -> tuple[Path, list[Path], dict[str, str]]:
     """Every lecture's code zip, then the index page listing every lecture of the project.
 
     `errors`: {folder name: message} of lectures this render failed to build. A lecture the page
@@ -230,7 +236,9 @@ def build_site(project: Project, lecture_dirs: list[Path] | None = None,
     Returns (page, zips, {folder name: message} of the lectures the page itself could not read)."""
     from lecturekit.project import check_lecture_name
     errors = dict(errors or {})
-    unreadable, lectures, zips = {}, [], []
+    unreadable: dict[str, str] = {}
+    lectures: list[tuple[Path, Meta]] = []
+    zips: list[Path | None] = []
     for folder in lecture_dirs or project.lectures():
         try:
             check_lecture_name(folder)

@@ -81,6 +81,52 @@ def _execute(project: Project, lecture: qmd.Lecture, key: str, versions: dict[st
     return execution
 
 
+@dataclass
+class Lookup:
+    """What the execute stage knows of a lecture before any kernel starts: the lecture as read, its
+    cache key, and the valid cached execution (None: it must execute). A course's plan makes one per
+    lecture and hands it to the worker, which reads and keys nothing again."""
+    lecture: qmd.Lecture
+    key: str
+    versions: dict[str, Any]
+    cached: Execution | None
+    seconds: float
+
+
+def look_up(project: Project, lecture_dir: Path, *, fresh: bool = False, python: Path | str | None = None,
+            versions: dict[str, Any] | None = None) -> Lookup:
+    """Read the lecture, key it, and load its cached execution (none with `fresh`)."""
+    started = time.perf_counter()
+    lecture = qmd.read_lecture(lecture_dir / "index.qmd", project.root)
+    versions = versions or cache.environment_versions(python)
+    key = cache.execution_key(lecture, project.code_dir, versions)
+    cached = None if fresh else cache.ExecutionCache(project.build_dir / "cache").load(lecture.name, key)
+    return Lookup(lecture, key, versions, cached, time.perf_counter() - started)
+
+
+def complete(project: Project, found: Lookup, *, fresh: bool = False,
+             progress: Callable[[str], None] | None = None, python: Path | str | None = None,
+             write: bool = False) -> ExecutedLecture:
+    """Execute what `found` did not find in the cache, then assemble the executed notebook (once)."""
+    started = time.perf_counter()
+    lecture, execution = found.lecture, found.cached
+    if execution is None:
+        store = cache.ExecutionCache(project.build_dir / "cache")
+        # A check and a render of one lecture at once: one executes, the other then reads its entry.
+        with project.lecture_lock(lecture.name):
+            execution = None if fresh else store.load(lecture.name, found.key)
+            from_cache = execution is not None
+            if execution is None:
+                execution = _execute(project, lecture, found.key, found.versions, store, python, progress)
+    else:
+        from_cache = True
+    nb = executed_notebook(lecture, execution, project.root)
+    if write:
+        write_notebook(nb, project.notebook_path(lecture.name))
+    return ExecutedLecture(lecture, nb, from_cache, found.seconds + time.perf_counter() - started,
+                           execution.timings)
+
+
 def execute_lecture(project: Project, lecture_dir: Path, *, fresh: bool = False,
                     progress: Callable[[str], None] | None = None, python: Path | str | None = None,
                     write: bool = False, versions: dict[str, Any] | None = None,
@@ -90,23 +136,7 @@ def execute_lecture(project: Project, lecture_dir: Path, *, fresh: bool = False,
     `write`: also write the notebook to its place in _build/ (figures and products are the write stage's);
     `versions`: the environment's versions when the caller already has them (one probe for a course);
     `cached_only`: return None instead of starting a kernel when the cache has no valid entry."""
-    started = time.perf_counter()
-    lecture = qmd.read_lecture(lecture_dir / "index.qmd", project.root)
-    versions = versions or cache.environment_versions(python)
-    key = cache.execution_key(lecture, project.code_dir, versions)
-    store = cache.ExecutionCache(project.build_dir / "cache")
-    execution = None if fresh else store.load(lecture.name, key)
-    from_cache = execution is not None
-    if execution is None and cached_only:
+    found = look_up(project, lecture_dir, fresh=fresh, python=python, versions=versions)
+    if found.cached is None and cached_only:
         return None
-    if execution is None:
-        # A check and a render of one lecture at once: one executes, the other then reads its entry.
-        with project.lecture_lock(lecture.name):
-            execution = None if fresh else store.load(lecture.name, key)
-            from_cache = execution is not None
-            if execution is None:
-                execution = _execute(project, lecture, key, versions, store, python, progress)
-    nb = executed_notebook(lecture, execution, project.root)
-    if write:
-        write_notebook(nb, project.notebook_path(lecture.name))
-    return ExecutedLecture(lecture, nb, from_cache, time.perf_counter() - started, execution.timings)
+    return complete(project, found, fresh=fresh, progress=progress, python=python, write=write)

@@ -49,8 +49,14 @@ def kernel_env(base: Mapping[str, str] | None = None, code_dir: Path | str | Non
     if "OMP_NUM_THREADS" in base and "MKL_NUM_THREADS" not in base:
         env["MKL_NUM_THREADS"] = base["OMP_NUM_THREADS"]
     if code_dir is not None:
-        env["PYTHONPATH"] = os.pathsep.join([str(code_dir)] + ([base["PYTHONPATH"]] if base.get("PYTHONPATH") else []))
+        env["PYTHONPATH"] = code_path(base, code_dir)
     return env
+
+
+def code_path(base: Mapping[str, str], code_dir: Path | str) -> str:
+    """PYTHONPATH with the project's code/ first: the one import root of the course packages, for a
+    lecture's kernel and for the commands that run a course package (scripts/modtree)."""
+    return os.pathsep.join([str(code_dir)] + ([base["PYTHONPATH"]] if base.get("PYTHONPATH") else []))
 
 
 def is_output_variable(name: str) -> bool:

@@ -8,28 +8,29 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 from nbformat import NotebookNode
 
 from lecturekit.ansi import strip_ansi
 from lecturekit.fsutil import write_if_changed
-from lecturekit.write.figures import cell_figures, figure_bytes
+from lecturekit.write.figures import CellFigure, cell_figures, figure_bytes
 from lecturekit.write.formats import Format
 
 MIME_SUFFIX = {"image/svg+xml": ".svg", "image/png": ".png", "application/pdf": ".pdf"}
 
-def _fence(text, info=""):
+def _fence(text: str, info: str = "") -> str:
     ticks = "```"
     while ticks in text:
         ticks += "`"
     return f"{ticks}{info}\n{text.rstrip(chr(10))}\n{ticks}\n"
 
 
-def _attr_value(text):
+def _attr_value(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
 
 
-def _text_output(kind, text, classes=""):
+def _text_output(kind: str, text: str, classes: str = "") -> str:
     # `class-output` (Quarto's option) classes the printed text, e.g. `python` for printed source.
     info = "{" + " ".join("." + c for c in classes.split()) + "}" if classes and kind != "error" else ""
     return f"::: {{.cell-output .cell-output-{kind}}}\n" + _fence(strip_ansi(text), info) + ":::\n"
@@ -47,7 +48,7 @@ class MarkdownEmitter:
         self.echo_default = echo_default
 
     def emit(self, nb: NotebookNode) -> str:
-        parts = []
+        parts: list[str] = []
         for cell, figures in zip(nb.cells, cell_figures(nb)):
             if cell.cell_type == "raw":
                 parts.append(cell.source + "\n")
@@ -58,14 +59,14 @@ class MarkdownEmitter:
                 parts.append(self._code_cell(cell))
         return "\n\n".join(p.rstrip("\n") for p in parts if p.strip()) + "\n"
 
-    def _code_cell(self, cell):
+    def _code_cell(self, cell: NotebookNode) -> str:
         meta = cell.metadata.get("lecture", {})
         options = meta.get("options", {})
         if options.get("include") is False:
             return ""
-        label = options.get("label")
+        label: str | None = options.get("label")
         code = "\n".join(line for line in cell.source.split("\n") if not line.startswith("#|")).strip("\n")
-        out = []
+        out: list[str] = []
         if options.get("echo", self.echo_default):
             attrs = [".python", ".cell-code"]
             if "code-line-numbers" in options:
@@ -80,8 +81,9 @@ class MarkdownEmitter:
         head = "::: {.cell" + (f" cell-label=\"{_attr_value(label)}\"" if label else "") + "}\n"
         return head + "\n".join(out) + ":::\n"
 
-    def _outputs(self, outputs, options, label):
-        rendered, stream = [], None
+    def _outputs(self, outputs: list[dict[str, Any]], options: dict[str, Any], label: str | None) -> list[str]:
+        rendered: list[str | tuple[str, list[str]]] = []
+        stream: tuple[str, list[str]] | None = None
         for index, output in enumerate(outputs):
             kind = output.get("output_type")
             if kind == "stream":
@@ -101,7 +103,7 @@ class MarkdownEmitter:
         return [_text_output(item[0], "".join(item[1]), classes if item[0] == "stdout" else "")
                 if isinstance(item, tuple) else item for item in rendered if item]
 
-    def _display(self, data, options, figure):
+    def _display(self, data: dict[str, Any], options: dict[str, Any], figure: CellFigure | None) -> str:
         for mime in self.fmt.figure_mimes:
             if mime in data and figure:
                 return self._figure(mime, data[mime], data.get("text/plain", ""), options, figure)
@@ -109,11 +111,12 @@ class MarkdownEmitter:
             return _text_output("display", data["text/plain"])
         return ""
 
-    def _figure(self, mime, payload, alt, options, figure):
+    def _figure(self, mime: str, payload: str | list[str], alt: str, options: dict[str, Any],
+                figure: CellFigure) -> str:
         path = self.figures_dir / f"{figure.name}{MIME_SUFFIX[mime]}"
         write_if_changed(path, figure_bytes(mime, payload))
         link = Path(os.path.relpath(path, self.markdown_dir)).as_posix()
-        label = options.get("label") or ""
+        label: str = options.get("label") or ""
         first = figure.position == 1
         # The cell's caption and id go with its first figure (ids are unique; @fig- points there);
         # further figures of the cell are images with the same alt text.

@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from lecturekit.errors import LectureError
 from lecturekit.fsutil import write_atomic, write_if_changed
@@ -25,17 +26,17 @@ FIGURE_MIMES = {"image/svg+xml": ".svg", "application/pdf": ".pdf", "image/png":
 class CellFigure:
     """One figure output of one cell."""
     name: str  # file name without suffix
-    data: dict  # its display bundle
+    data: dict[str, Any]  # its display bundle
     output_index: int  # position among the cell's outputs
     position: int  # 1 for the cell's first figure, 2 for its second …
 
 
-def is_figure(output: dict) -> bool:
+def is_figure(output: dict[str, Any]) -> bool:
     return output.get("output_type") in ("display_data", "execute_result") and any(
         mime in output.get("data", {}) for mime in FIGURE_MIMES)
 
 
-def figure_bytes(mime: str, payload) -> bytes:
+def figure_bytes(mime: str, payload: str | list[str]) -> bytes:
     text = payload if isinstance(payload, str) else "".join(payload)
     return text.encode("utf-8") if mime == "image/svg+xml" else base64.b64decode(text)
 
@@ -44,7 +45,7 @@ def _section_stem(file: str | None) -> str:
     return Path(file or "lecture").stem.lstrip("_") or "lecture"
 
 
-def cell_figures(nb) -> list[list[CellFigure]]:
+def cell_figures(nb: Any) -> list[list[CellFigure]]:
     """For every cell of the executed notebook (in order), its figures with their file names."""
     per_file: dict[str, int] = {}
     names: dict[str, str] = {}  # name -> where it came from, to refuse a clash
@@ -79,7 +80,7 @@ def _plain_name(name: str) -> bool:
     return bool(name) and "/" not in name and "\\" not in name and not name.startswith(".") and "\0" not in name
 
 
-def write_figures(nb, project_root: Path, lecture_name: str) -> list[Path]:
+def write_figures(nb: Any, project_root: Path, lecture_name: str) -> list[Path]:
     """Write every figure of the notebook to figures/<lecture>/; return the files that changed.
 
     Only files named in `.generated` are ever overwritten or removed: a hand-drawn figure with a
@@ -120,7 +121,7 @@ def write_figures(nb, project_root: Path, lecture_name: str) -> list[Path]:
     return changed
 
 
-def figures_where(nb, figure: CellFigure) -> tuple:
+def figures_where(nb: Any, figure: CellFigure) -> tuple[str | None, int | None, str | None]:
     """(file, line, label) of the cell a figure came from, for messages."""
     for cell, figures in zip(nb.cells, cell_figures(nb)):
         if figure in figures:

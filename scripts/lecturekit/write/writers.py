@@ -18,18 +18,20 @@ import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-import pypandoc
+import pypandoc  # type: ignore[import-untyped]  # (no annotations)
 
 from lecturekit.words import bengali_date
 from lecturekit.write.emit import MarkdownEmitter
 from lecturekit.errors import LectureError
+from lecturekit.read.qmd import Markdown
 from lecturekit.write.figures import lecture_figures_dir
 from lecturekit.write.formats import Format, format_args, option_sources
 
 if TYPE_CHECKING:
     from lecturekit.execute.build import ExecutedLecture
+    from lecturekit.read.qmd import Lecture
     from lecturekit.project import Project
 
 
@@ -37,22 +39,22 @@ if TYPE_CHECKING:
 class LectureWriter:
     """Write one lecture's products from its executed notebook."""
 
-    def __init__(self, project: Project, execution: ExecutedLecture):
+    def __init__(self, project: Project, execution: ExecutedLecture) -> None:
         self.project = project
         self.execution = execution
         self.name = execution.lecture.name
         self.build = project.build_dir / self.name
-        self.timings = {}
-        self.warnings = []
+        self.timings: dict[str, float] = {}
+        self.warnings: list[str] = []
         self.children = Children()
 
-    def format_options(self, fmt: Format) -> dict:
+    def format_options(self, fmt: Format) -> dict[str, Any]:
         return {key: value for key, (value, _path, _line) in
                 option_sources(self.project, self.execution.lecture, fmt).items()}
 
     def echo_default(self, fmt: Format) -> bool:
         execute = {**(self.project.config.get("execute") or {}), **(self.execution.lecture.meta.get("execute") or {})}
-        return self.format_options(fmt).get("echo", execute.get("echo", True))
+        return bool(self.format_options(fmt).get("echo", execute.get("echo", True)))
 
     def markdown(self, fmt: Format) -> Path:
         emitter = MarkdownEmitter(fmt, lecture_figures_dir(self.project.root, self.name),
@@ -181,7 +183,9 @@ class LectureWriter:
         if found["id"]:
             written = re.compile("#" + re.escape(found["id"]) + r"(?![\w-])")
             for block in self.execution.lecture.blocks:
-                match = written.search(getattr(block, "text", ""))
+                if not isinstance(block, Markdown):  # ids are written in prose
+                    continue
+                match = written.search(block.text)
                 if match:
                     line = block.line + block.text.count("\n", 0, match.start())
                     return LectureError(message, block.file, line)
@@ -207,7 +211,7 @@ DIE_WITH_PARENT = ["setpriv", "--pdeathsig", "KILL", "--"] if shutil.which("setp
 def swap_in(pairs: list[tuple[Path, Path]]) -> list[Path]:
     """Rename each (file aside, product) into place, all or none: when a later rename fails, the
     products already replaced get their old bytes back (kept as a hard link until the end)."""
-    done = []  # (product, its old version or None)
+    done: list[tuple[Path, Path | None]] = []  # (product, its old version or None)
     try:
         for tmp, target in pairs:
             old = None
@@ -236,7 +240,7 @@ def swap_in(pairs: list[tuple[Path, Path]]) -> list[Path]:
     return [target for _tmp, target in pairs]
 
 
-def _replaced(entry, pairs) -> bool:
+def _replaced(entry: tuple[Path, Path | None], pairs: list[tuple[Path, Path]]) -> bool:
     """Whether the last product was replaced (its file aside is gone) before the failure."""
     target = entry[0]
     tmp = next(tmp for tmp, t in pairs if t == target)
@@ -251,7 +255,7 @@ _TYPST_WORDS = {"image", "emph", "strong", "figure", "width", "height", "block",
                 "caption", "kind", "supplement", "label", "heading", "level", "raw", "lang"}
 
 
-def source_line_of(typ_line: str, lecture) -> tuple[Path, int] | None:
+def source_line_of(typ_line: str, lecture: Lecture) -> tuple[Path, int] | None:
     """(file, line) of the lecture source line that shares the most words (file names included)
     with a line of the generated Typst, or None when no line shares any."""
     words = {w for w in re.findall(r"[\w\u0980-\u09FF.-]{3,}", typ_line) if w.lower() not in _TYPST_WORDS}
@@ -288,12 +292,12 @@ class Children:
     """The child processes of a write stage (pandoc, Typst), so that all of them can be stopped
     when one format fails or the user presses Ctrl-C."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.running = set()
+        self.running: set[subprocess.Popen[str]] = set()
         self.stopped = False
 
-    def run(self, argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    def run(self, argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
         """Run argv to its end; return a CompletedProcess with text output. The child is killed
         when this process dies, even by SIGKILL (no Typst left compiling for a render that is gone)."""
         with self.lock:

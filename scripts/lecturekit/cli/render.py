@@ -54,7 +54,7 @@ def render(argv: list[str] | None = None) -> int:
     lecture_dirs = project.lectures(args.lectures)
     format_names = args.to or list(FORMATS)
 
-    def report(result):
+    def report(result: course.LectureResult) -> None:
         for line in course.summary_lines(result, project.root):
             say(line)
         for warning in result.warnings:
@@ -73,7 +73,7 @@ def render(argv: list[str] | None = None) -> int:
     if not args.execute_only and not args.no_index:
         site_started = time.perf_counter()
         try:
-            page, _zips, unreadable = site.build_site(project, errors={r.name: r.error for r in failed})
+            page, _zips, unreadable = site.build_site(project, errors={r.name: r.error for r in failed if r.error})
         except OSError as err:  # the machine (a read-only or full _output): said once, with the path
             site_error, unreadable = f"course page: {LectureError.from_os_error(err)}", {}
         for name, message in unreadable.items():
@@ -96,7 +96,7 @@ def render(argv: list[str] | None = None) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    return run_command(lambda: render(argv), interrupted="interrupted; previous products left as they were")
+    return run_command(lambda: render(argv), interrupted="interrupted; previous products left as they were") or 0
 
 
 if __name__ == "__main__":
