@@ -1,4 +1,4 @@
-"""`mypy --strict` holds on the modules pyproject.toml's [tool.mypy] `files` lists, and fails on a
+"""`mypy --strict` holds on the whole kit (pyproject.toml's [tool.mypy] `files`), and fails on a
 copy of them with one untyped function or one wrong type added."""
 import shutil
 import subprocess

@@ -19,7 +19,7 @@ def execute(argv: list[str] | None = None) -> int:
 def check(argv: list[str] | None = None) -> int:
     """`lecture-check`: outputs against tests/expected/, and the claims."""
     from lecturekit.cli.check import main
-    return main(argv)
+    return main(argv) or 0
 
 
 def bench(argv: list[str] | None = None) -> int:
