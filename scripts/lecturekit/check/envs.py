@@ -24,8 +24,7 @@ from wcwidth import wcswidth
 
 from lecturekit.execute import cache
 from lecturekit.read import qmd
-from lecturekit.execute.build import ExecutedLecture, execute_lecture
-from lecturekit.execute.kernel import DEFAULT_TIMEOUT, LectureExecutor
+from lecturekit.execute.build import ExecutedLecture, execute_lecture, run_kernel
 from lecturekit.execute.notebook import executed_notebook
 from lecturekit.execute.record import ClaimResult, Environment
 from .compare import items_match, short_diff, tolerance_of
@@ -122,9 +121,7 @@ def _execute_other(project: Project, lecture_dir: Path, python: str, *, fresh: b
         return executed
     started = time.perf_counter()
     lecture = qmd.read_lecture(lecture_dir / "index.qmd")
-    executor = LectureExecutor(lecture, code_dir=project.code_dir, workdir=project.build_dir / lecture.name / "run-other",
-                               timeout=project.setting("timeout", DEFAULT_TIMEOUT), python=python, progress=progress)
-    ran = executor.run()
+    ran = run_kernel(project, lecture, python, progress, run_dir="run-other")
     execution = replace(ran, environment=Environment({**there, **ran.environment.versions}))
     nb = executed_notebook(lecture, execution, project.root)
     return ExecutedLecture(lecture, nb, False, time.perf_counter() - started, execution.timings)

@@ -65,14 +65,21 @@ def relative_paths(execution: Execution, root: Path) -> Execution:
     return replace(execution, runs=runs)
 
 
-def _execute(project: Project, lecture: qmd.Lecture, key: str, versions: dict[str, Any], store: cache.ExecutionCache,
-             python: Path | str | None, progress: Callable[[str], None] | None) -> Execution:
+def run_kernel(project: Project, lecture: qmd.Lecture, python: Path | str | None,
+               progress: Callable[[str], None] | None, run_dir: str = "run") -> Execution:
+    """One execution of `lecture` in a fresh kernel of `python`, with the project's timeout and
+    output limit, its places relative to the project. Nothing is stored: the caller decides."""
     executor = LectureExecutor(lecture, code_dir=project.code_dir,
-                               workdir=project.build_dir / lecture.name / "run",
+                               workdir=project.build_dir / lecture.name / run_dir,
                                timeout=project.setting("timeout", DEFAULT_TIMEOUT), python=python,
                                progress=progress,
                                max_output=project.setting("max-output", DEFAULT_MAX_OUTPUT))
-    ran = relative_paths(executor.run(), project.root)
+    return relative_paths(executor.run(), project.root)
+
+
+def _execute(project: Project, lecture: qmd.Lecture, key: str, versions: dict[str, Any], store: cache.ExecutionCache,
+             python: Path | str | None, progress: Callable[[str], None] | None) -> Execution:
+    ran = run_kernel(project, lecture, python, progress)
     # The record names what the outputs came from: versions, and what the kernel itself found
     # (CPU capability, BLAS, threads, the output-changing environment); its key and its time.
     execution = replace(ran, environment=Environment({**versions, **ran.environment.versions}, key,
