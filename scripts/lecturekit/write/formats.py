@@ -203,7 +203,7 @@ except Exception as err:
 def compile_typst(writer: LectureWriter, typ: Path, pdf: Path) -> None:
     """Typst -> PDF with exactly the handout's fonts. The PDF's date is the execution's date: the
     same executed notebook gives the same bytes."""
-    executed_at = writer.execution.notebook.metadata.get("lecture", {}).get("executed_at")
+    executed_at = writer.execution.record.environment.executed_at
     options = dict(input=str(typ), output=str(pdf), root=str(writer.project.root),
                    font_paths=[str(handout_fonts(writer.project))], ignore_system_fonts=True,
                    timestamp=executed_at or 0, pdf_tags=True)

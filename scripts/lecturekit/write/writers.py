@@ -77,15 +77,15 @@ class LectureWriter:
 
     def _provenance_metadata(self) -> list[str]:
         """The cover says when the outputs were made and by which versions."""
-        record = self.execution.notebook.metadata.get("lecture", {})
-        versions = record.get("versions") or {}
+        environment = self.execution.record.environment
+        versions = environment.versions
         args = []
         if versions:
             text = " · ".join(f"{name} {versions[key]}" for key, name in
                               (("python", "Python"), ("torch", "PyTorch"), ("numpy", "NumPy")) if versions.get(key))
             args += ["--metadata", f"versions={text}"]
-        if record.get("executed_at"):
-            args += ["--metadata", f"render-date={bengali_date(record['executed_at'])}"]
+        if environment.executed_at:
+            args += ["--metadata", f"render-date={bengali_date(environment.executed_at)}"]
         return args
 
     def write_all(self, formats: Iterable[Format]) -> list[Path]:
