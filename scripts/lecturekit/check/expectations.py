@@ -31,6 +31,7 @@ from typing import Any, cast
 import yaml
 
 from lecturekit.errors import LectureError
+from lecturekit.fsutil import write_atomic
 from .cause import fingerprint
 from .normalise import Item
 from .records import CodeDigests, Entry, ProseRecord, Versions
@@ -195,7 +196,4 @@ class Expectations:
         return text
 
     def _write_text(self, text: str) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(self.path)
+        write_atomic(self.path, text.encode("utf-8"))

@@ -18,6 +18,8 @@ from typing import TypedDict
 from jinja2 import Environment
 from markupsafe import Markup
 
+from lecturekit.fsutil import write_atomic
+
 from .envs import Comparison, environment_texts
 from .normalise import Item, as_lines
 from .report import TITLES, claim_state, reader_line, summary_line, timing_line, versions_text
@@ -226,9 +228,5 @@ def write_compare_report(path: str | os.PathLike[str], comparisons: Sequence[Com
 
 def _write(path: str | os.PathLike[str], title: str, lectures: list[LectureShown]) -> Path:
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = _env().from_string(TEMPLATE).render(title=title, lectures=lectures)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
+    write_atomic(path, _env().from_string(TEMPLATE).render(title=title, lectures=lectures).encode("utf-8"))
     return path
