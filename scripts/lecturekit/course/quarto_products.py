@@ -335,9 +335,62 @@ def draft_warning(sources: list[str]) -> str:
             f"(docs/quarto.md).")
 
 
+FAILED = "quarto-failed.json"  # in _build/: {lecture: error} of the lectures pre-render could not build
+
+
+def failed_lectures(timings: Path) -> dict[str, str]:
+    """{lecture: its error} from the record `scripts/render --timings` wrote ({} without one)."""
+    try:
+        lectures = json.loads(timings.read_text(encoding="utf-8"))["lectures"]
+        timings.unlink()
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    return {entry["name"]: entry["error"] for entry in lectures if isinstance(entry, dict) and entry.get("error")}
+
+
+def save_failures(project: Project, failed: dict[str, str]) -> None:
+    """What pre-render could not build (a lecture that does not read, a cell that fails, an output that
+    changed): left out of Quarto's render list, for post-render to report. The other lectures go on."""
+    path = project.build_dir / FAILED
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(failed, ensure_ascii=False, indent=1), encoding="utf-8")
+    if failed:
+        print(f"quarto: left out of this render, the others go on: {', '.join(sorted(failed))}", file=sys.stderr)
+
+
+def report_failures(project: Project, site) -> int:
+    """The course page, with every failed lecture listed and its error; then the summary, as
+    scripts/render ends: each failure's `error:` line, exit 1 when a lecture failed."""
+    path = project.build_dir / FAILED
+    def inside(error: str) -> str:
+        return error.replace(f"{project.root.resolve()}/", "").replace(f"{project.root}/", "")
+    failed = {name: inside(error) for name, error in read_state_strings(path).items()}
+    path.unlink(missing_ok=True)
+    _page, _zips, unreadable = site.build_site(project, errors=failed)
+    for name, message in unreadable.items():
+        if name not in failed:  # a lecture outside this render: said, not failed
+            print(f"quarto: [{name}] course page: listed as failed: {inside(message.splitlines()[0])}",
+                  file=sys.stderr)
+    if failed:
+        total = len(project.lectures())
+        print(f"quarto: {total} lecture(s): {total - len(failed)} ok, {len(failed)} failed", file=sys.stderr)
+        for error in failed.values():
+            print(f"error: {error}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def read_state_strings(path: Path) -> dict[str, str]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(v, str)} if isinstance(data, dict) else {}
+
+
 def pre_render(argv: list[str]) -> int:
     """Execute through our executor and cache, then list the lectures Quarto has to render."""
     project = Project.find()
+    (project.build_dir / FAILED).unlink(missing_ok=True)  # a render of named sources fails none here
     if in_quarto_preview():
         preview_settings(project, True)
         print("quarto preview: scripts/preview serves the decks, from our executor and cache; "
@@ -354,10 +407,15 @@ def pre_render(argv: list[str]) -> int:
         if "_build/" not in inputs:
             return 0
     from lecturekit.course import render
-    status = render.main(["--execute-only", "--quiet", *argv])
-    if status:
+    timings = project.build_dir / "quarto-execute.json"
+    status = render.main(["--execute-only", "--quiet", "--timings", str(timings), *argv])
+    failed = failed_lectures(timings)
+    if status and not failed:
         return status
+    save_failures(project, failed)
     stale, current = stale_lectures(project)
+    stale = {name: digests for name, digests in stale.items() if name not in failed}
+    current = [name for name in current if name not in failed]
     pending = project.build_dir / PENDING
     pending.write_text(json.dumps(stale, indent=1, sort_keys=True), encoding="utf-8")
     write_render_list(project, list(stale))
@@ -413,8 +471,7 @@ def post_render() -> int:
     record(project, placed)
     sweep_mirrors(output_dir)
     keep_sources_in_project(project.root)
-    site.build_site(project)
-    return 0
+    return report_failures(project, site)
 
 
 def main(argv: list[str] | None = None) -> int:
