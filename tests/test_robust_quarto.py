@@ -175,3 +175,23 @@ def test_an_image_beside_the_lecture_is_in_quartos_products(course):
                                                   "_output/index.html"]
     finally:
         shutil.rmtree(folder)
+
+
+def test_quarto_without_the_venv_says_how_to_set_it_up(course):
+    """A clone where scripts/setup has not run: one line naming what is missing and the command
+    that makes it, not Quarto's stack trace (a broken lecture there could not be checked)."""
+    front, body, sections, _blame, _says = BROKEN["malformed front matter"]
+    folder = write_lecture(course, front, body, sections)
+    venv = course.root / ".venv"
+    venv.rename(course.root / "venv-away")
+    try:
+        before = output_digests(course)
+        run = quarto(course.root)
+        log = (run.stdout + run.stderr).strip()
+        assert run.returncode == 1, log
+        assert log.splitlines() == [log], log
+        assert log.startswith("error: .venv/bin/python not found") and "run scripts/setup" in log, log
+        assert output_digests(course) == before
+    finally:
+        (course.root / "venv-away").rename(venv)
+        shutil.rmtree(folder)

@@ -21,8 +21,11 @@ function pythonMissing() {
 
 // Ends Quarto with exit 1 and its own clean-up, printing nothing more: an error without a message.
 // (One thrown with a message, or from init, prints Quarto's stack trace.)
+// Quarto asks about several files at once: the line is said once.
+let said = false;
 function stop(line) {
-  if (line) console.error(line);
+  if (line && !said) console.error(line);
+  said = true;
   throw new Error("");
 }
 
