@@ -275,7 +275,10 @@ def test_ctrl_c_stops_parallel_lectures_within_a_second(mini):
     mini.write(GOOD + slow)
     second = mini.root / "lectures" / "other"
     shutil.copytree(mini.lecture, second)
-    run = start_render(mini, "--jobs", "2", quiet=False, start_new_session=True)
+    temp = mini.root.parent / "tmp"  # the kernels' run folders go here, away from other renders'
+    temp.mkdir()
+    run = start_render(mini, "--jobs", "2", quiet=False, start_new_session=True,
+                       env={**os.environ, "TMPDIR": str(temp)})
     seen = []
 
     def both_slow():
@@ -287,6 +290,7 @@ def test_ctrl_c_stops_parallel_lectures_within_a_second(mini):
     assert seconds < 1.0, (seconds, err)
     assert run.returncode == 130, err
     assert processes_under(mini.root) == []
+    assert sorted(p.name for p in temp.iterdir()) == [], "kernel run folders left after Ctrl-C"
 
 
 def test_a_copied_project_renders_byte_identical_products(mini, tmp_path_factory):

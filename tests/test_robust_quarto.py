@@ -195,3 +195,25 @@ def test_quarto_without_the_venv_says_how_to_set_it_up(course):
     finally:
         (course.root / "venv-away").rename(venv)
         shutil.rmtree(folder)
+
+
+@pytest.mark.parametrize("name", ["92-k: v", "91-x #y"])
+def test_quarto_lists_a_lecture_folder_outside_the_pattern_as_failed(course, name):
+    """A folder name outside the documented pattern: never written into Quarto's render list (a
+    `: ` there broke every later render), refused by name on the course page and in the summary."""
+    from lecturekit.project import LECTURE_NAME_RULE
+    folder = course.add_lecture(name, GOOD, front={"title": "নাম", "episode": 9})
+    try:
+        run = quarto(course.root)
+        log = (run.stdout + run.stderr).strip()
+        assert run.returncode == 1, log[-3000:]
+        assert "Stack trace" not in log and "Traceback" not in log, log[-3000:]
+        assert f"lecture folder name '{name}'" in log and LECTURE_NAME_RULE in log, log[-3000:]
+        assert "quarto: 2 lecture(s): 1 ok, 1 failed" in log, log[-3000:]
+        assert name not in (course.root / "_build" / "quarto-render.yml").read_text(encoding="utf-8")
+        page = html.unescape((course.root / "_output" / "index.html").read_text(encoding="utf-8"))
+        assert f"lecture folder name '{name}'" in page
+        again = quarto(course.root)  # the next render is not broken by what this one wrote
+        assert again.returncode == 1 and "Stack trace" not in again.stdout + again.stderr
+    finally:
+        shutil.rmtree(folder)
