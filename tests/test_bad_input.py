@@ -281,15 +281,21 @@ def test_ctrl_c_stops_parallel_lectures_within_a_second(mini):
                        env={**os.environ, "TMPDIR": str(temp)})
     seen = []
 
+    running = []
+
     def both_slow():
         seen.append(run.stderr.readline())
-        return sum("cell 2/2 slow" in line for line in seen) == 2
+        both = sum("cell 2/2 slow" in line for line in seen) == 2
+        if both:
+            running.extend(temp.glob("lecturekit-*"))
+        return both
     seconds = interrupt_when(mini, run, both_slow, "two kernel stages", group=False)
     err = "".join(seen) + run.stderr.read()
     print(f"stopped {seconds:.2f} s after Ctrl-C")
     assert seconds < 1.0, (seconds, err)
     assert run.returncode == 130, err
     assert processes_under(mini.root) == []
+    assert len(running) == 2, running  # each kernel had its run folder there
     assert sorted(p.name for p in temp.iterdir()) == [], "kernel run folders left after Ctrl-C"
 
 
