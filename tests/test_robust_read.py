@@ -123,6 +123,7 @@ RUNS_OR_READS_OUTSIDE = {
     "link handler": ('[পাতা](https://example.org/a_(b)){onmouseover="alert(1)"} লাইন।', "পাতা",
                      "attribute 'onmouseover'"),
     "image handler": ('![ছবি](https://example.org/x.svg){onerror="alert(1)"}', "ছবি", "attribute 'onerror'"),
+    "code block handler": ('```{.python onclick="alert(1)"}\nx = 1\n```', ".python", "attribute 'onclick'"),
     "div handler": ('::: {onclick="alert(1)"}\nভেতরে।\n:::', ":::", "attribute 'onclick'"),
     "setext heading handler": ('দুই {onclick="alert(1)"}\n---------', "দুই", "attribute 'onclick'"),
     "reference handler": ('[পাতা][r]\n\n[r]: https://example.org "t" {onfocus="alert(1)"}', "[r]:",
@@ -260,6 +261,7 @@ NOT_A_HANDLER = {
     "handler text in a value": '[এক]{title="onclick=alert(1)"}',
     "a heading's key that is no event": "## তিন {#sec-three one=1}",
     "not lower case": "[এক]{onClick=1}",
+    "a code block's key that is no event": '```{.python one="1"}\nx = {"onclick": 1}\n```',
 }
 
 

@@ -2,7 +2,8 @@
 
 Pandoc reads an attribute block `{…}` only in a few places: right after a bracketed span or link
 text (`[…]{…}`), an inline link or image (`[…](…){…}`), a code span (`` `…`{…} ``), at the end of a
-heading, after a fenced div's colons (`::: {…}`) and at the end of a reference definition. Anywhere
+heading, after the opening fence of a div or code block (`::: {…}`, ```` ``` {…} ````) and at
+the end of a reference definition. Anywhere
 else `{onclick=1}` is text, shown as written. Its HTML writer keeps a key as an attribute only when
 HTML knows it; any other key becomes `data-<key>` (`{one=1}` → `data-one="1"`), which runs nothing.
 So a key is refused when it is an event handler a browser runs, in a place pandoc reads it.
@@ -45,7 +46,7 @@ _LINK_END = r"\]\((?:[^()\n]|\([^()\n]*\))*\)"
 # Where pandoc reads `{…}` as attributes; code spans are blanked to spaces and their closing backtick.
 INLINE_ATTRS = re.compile(rf"(?:{_LINK_END}|\]|`){_ATTRS}")
 HEADING_ATTRS = re.compile(rf"^\s{{0,3}}#{{1,6}}\s.*?\s{_ATTRS}\s*$")
-DIV_ATTRS = re.compile(rf"^\s{{0,3}}:{{3,}}\s*{_ATTRS}")
+DIV_ATTRS = re.compile(rf"^\s{{0,3}}(?::{{3,}}|`{{3,}}|~{{3,}})\s*{_ATTRS}")  # a fenced div or code block
 REFERENCE_ATTRS = re.compile(rf"^\s{{0,3}}\[[^\]]+\]:\s*\S+(?:\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\)))?\s*{_ATTRS}\s*$")
 SETEXT_UNDERLINE = re.compile(r"^\s{0,3}(?:=+|-+)\s*$")
 _QUOTED = re.compile(r"\"[^\"]*\"|'[^']*'")

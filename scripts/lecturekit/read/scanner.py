@@ -270,12 +270,21 @@ class Scanner:
     def _check_prose(self, block: Markdown, path: Path) -> None:
         """Images stay inside the project; raw HTML is refused (the deck would run it, the handout
         drop it)."""
-        lines = list(prose_lines(block))
+        lines = list(prose_lines(block, openers=True))
         for number, (lineno, line) in enumerate(lines):
+            if FENCE.match(line):  # a code block's opening fence: only its attributes are markdown
+                self._check_handler(handler_in(line), "a code block's attributes", path, lineno)
+                continue
             following = lines[number + 1] if number + 1 < len(lines) else None
             setext = following is not None and following[0] == lineno + 1 and bool(line.strip()) \
                 and bool(SETEXT_UNDERLINE.match(following[1]))
             self.check_markdown(line, path, lineno, heading=setext)
+
+    @staticmethod
+    def _check_handler(handler: str | None, where: str, path: Path, lineno: int | None) -> None:
+        if handler:
+            raise LectureError(f"attribute '{handler}' in {where} would run in the deck; "
+                               "event handlers are outside the supported subset", path, lineno)
 
     def check_markdown(self, line: str, path: Path, lineno: int | None, where: str = "prose",
                        heading: bool = False) -> None:
@@ -290,10 +299,7 @@ class Scanner:
         if RAW_INLINE.search(line):
             raise LectureError(f"a raw inline (`…`{{=format}}) in {where} is outside the supported subset: it "
                                "reaches one product only (write markdown)", path, lineno)
-        handler = handler_in(line, heading)
-        if handler:
-            raise LectureError(f"attribute '{handler}' in {where} would run in the deck; "
-                               "event handlers are outside the supported subset", path, lineno)
+        self._check_handler(handler_in(line, heading), where, path, lineno)
         script = SCRIPT_URL.search(line)
         if script:
             raise LectureError(f"a {script['scheme'].lower()}: link in {where} would run in the deck; link to "
@@ -379,13 +385,16 @@ def _closing_fence(lines: list[str], start: int, fence: str) -> int | None:
     return None
 
 
-def prose_lines(block: Markdown) -> Iterator[tuple[int, str]]:
-    """(source line, text) of a markdown run's prose: code blocks left out, code spans blanked."""
+def prose_lines(block: Markdown, openers: bool = False) -> Iterator[tuple[int, str]]:
+    """(source line, text) of a markdown run's prose: code blocks left out (`openers`: but their
+    opening fence lines, which may carry attributes), code spans blanked."""
     fence = None
     for offset, line in enumerate(block.text.split("\n")):
         opened = FENCE.match(line)
         if fence is None and opened:
             fence = opened["fence"]
+            if openers:
+                yield block.line + offset, line
             continue
         if fence is not None:
             if line.strip() and set(line.strip()) == {fence[0]} and len(line.strip()) >= len(fence):
