@@ -275,18 +275,28 @@ def test_ctrl_c_stops_parallel_lectures_within_a_second(mini):
     mini.write(GOOD + slow)
     second = mini.root / "lectures" / "other"
     shutil.copytree(mini.lecture, second)
-    run = start_render(mini, "--jobs", "2", quiet=False, start_new_session=True)
+    temp = mini.root.parent / "tmp"  # the kernels' run folders go here, away from other renders'
+    temp.mkdir()
+    run = start_render(mini, "--jobs", "2", quiet=False, start_new_session=True,
+                       env={**os.environ, "TMPDIR": str(temp)})
     seen = []
+
+    running = []
 
     def both_slow():
         seen.append(run.stderr.readline())
-        return sum("cell 2/2 slow" in line for line in seen) == 2
+        both = sum("cell 2/2 slow" in line for line in seen) == 2
+        if both:
+            running.extend(temp.glob("lecturekit-*"))
+        return both
     seconds = interrupt_when(mini, run, both_slow, "two kernel stages", group=False)
     err = "".join(seen) + run.stderr.read()
     print(f"stopped {seconds:.2f} s after Ctrl-C")
     assert seconds < 1.0, (seconds, err)
     assert run.returncode == 130, err
     assert processes_under(mini.root) == []
+    assert len(running) == 2, running  # each kernel had its run folder there
+    assert sorted(p.name for p in temp.iterdir()) == [], "kernel run folders left after Ctrl-C"
 
 
 def test_a_copied_project_renders_byte_identical_products(mini, tmp_path_factory):

@@ -3,9 +3,10 @@ scripts/quarto-post-render): `python -m lecturekit.cli.quarto pre-render|post-re
 
 Pre-render executes every lecture through our executor and cache (the render command with
 `--execute-only`), then lists in `_build/quarto-render.yml` the executed notebooks of the lectures
-whose products are stale. Post-render moves Quarto's products to `_output/<lecture>/`, notes what
-they were written from, and writes the course page and code zips. What each step decides lives in
-course/quarto_products.py; this module only runs them in order.
+whose products are stale; a lecture that fails is left out, for post-render to report. Post-render
+moves Quarto's products to `_output/<lecture>/`, notes what they were written from, writes the
+course page and code zips, and lists the failed lectures (exit 1 when one failed). What each step
+decides lives in course/quarto_products.py; this module only runs them in order.
 """
 from __future__ import annotations
 
@@ -15,7 +16,6 @@ import sys
 
 from lecturekit.cli import render
 from lecturekit.course import quarto_products as quarto
-from lecturekit.course import site
 from lecturekit.errors import run_command
 from lecturekit.fsutil import write_atomic
 from lecturekit.project import Project
@@ -24,6 +24,7 @@ from lecturekit.project import Project
 def pre_render(argv: list[str]) -> int:
     """Execute through our executor and cache, then list the lectures Quarto has to render."""
     project = Project.find()
+    (project.build_dir / quarto.FAILED).unlink(missing_ok=True)  # a render of named sources fails none here
     if quarto.in_quarto_preview():
         quarto.preview_settings(project, True)
         print("quarto preview: scripts/preview serves the decks, from our executor and cache; "
@@ -39,10 +40,17 @@ def pre_render(argv: list[str]) -> int:
             print(quarto.draft_warning(sources), file=sys.stderr)
         if "_build/" not in inputs:
             return 0
-    status = render.main(["--execute-only", "--quiet", *argv])
-    if status:
+    # A lecture that fails (does not read, a cell raises, an output changed) is left out of
+    # Quarto's render list and reported by post-render; the others go on.
+    timings = project.build_dir / "quarto-execute.json"
+    status = render.main(["--execute-only", "--quiet", "--timings", str(timings), *argv])
+    failed = quarto.failed_lectures(timings)
+    if status and not failed:
         return status
+    quarto.save_failures(project, failed)
     stale, current = quarto.stale_lectures(project)
+    stale = {name: digests for name, digests in stale.items() if name not in failed}
+    current = [name for name in current if name not in failed]
     # What post-render records for each product it places: the digests decided here.
     write_atomic(project.build_dir / quarto.PENDING,
                  json.dumps(stale, indent=1, sort_keys=True).encode("utf-8"))
@@ -72,8 +80,7 @@ def post_render() -> int:
     quarto.record(project, placed)
     quarto.sweep_mirrors(output_dir)
     quarto.keep_sources_in_project(project.root)
-    site.build_site(project)
-    return 0
+    return quarto.report_failures(project)
 
 
 STEPS = ("pre-render", "post-render")

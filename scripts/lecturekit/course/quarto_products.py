@@ -328,6 +328,58 @@ def draft_warning(sources: list[str]) -> str:
             f"(docs/quarto.md).")
 
 
+FAILED = "quarto-failed.json"  # in _build/: {lecture: error} of the lectures pre-render could not build
+
+
+def failed_lectures(timings: Path) -> dict[str, str]:
+    """{lecture: its error} from the record `scripts/render --timings` wrote ({} without one)."""
+    try:
+        lectures = json.loads(timings.read_text(encoding="utf-8"))["lectures"]
+        timings.unlink()
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    return {entry["name"]: entry["error"] for entry in lectures if isinstance(entry, dict) and entry.get("error")}
+
+
+def save_failures(project: Project, failed: dict[str, str]) -> None:
+    """What pre-render could not build (a lecture that does not read, a cell that fails, an output that
+    changed): left out of Quarto's render list, for post-render to report. The other lectures go on."""
+    write_atomic(project.build_dir / FAILED, json.dumps(failed, ensure_ascii=False, indent=1).encode("utf-8"))
+    if failed:
+        print(f"quarto: left out of this render, the others go on: {', '.join(sorted(failed))}", file=sys.stderr)
+
+
+def report_failures(project: Project) -> int:
+    """The course page, with every failed lecture listed and its error; then the summary, as
+    scripts/render ends: each failure's `error:` line, exit 1 when a lecture failed."""
+    from lecturekit.course import site
+    path = project.build_dir / FAILED
+
+    def inside(error: str) -> str:
+        return error.replace(f"{project.root.resolve()}/", "").replace(f"{project.root}/", "")
+    failed = {name: inside(error) for name, error in read_state_strings(path).items()}
+    path.unlink(missing_ok=True)
+    _page, _zips, unreadable = site.build_site(project, errors=failed)
+    for name, message in unreadable.items():
+        if name not in failed:  # a lecture outside this render: said, not failed
+            print(f"quarto: [{name}] course page: listed as failed: {inside(message.splitlines()[0])}",
+                  file=sys.stderr)
+    if failed:
+        total = len(project.lectures())
+        print(f"quarto: {total} lecture(s): {total - len(failed)} ok, {len(failed)} failed", file=sys.stderr)
+        for error in failed.values():
+            print(f"error: {error}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def read_state_strings(path: Path) -> dict[str, str]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(v, str)} if isinstance(data, dict) else {}
+
+
 PREVIEW_STUB = ('<!doctype html><meta charset="utf-8"><title>quarto preview</title>'
                 '<p>Not a product: <code>quarto preview</code> serves this lecture from scripts/preview, '
                 'executed through the course\'s executor. The next <code>quarto render</code> removes this page.</p>\n')

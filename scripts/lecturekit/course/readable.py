@@ -2,16 +2,18 @@
 
 `quarto render` (and `quarto preview`, and the render of one source) first reads every source the
 project's `render:` lists, includes expanded and every YAML block parsed, and only then runs the
-pre-render step. A malformed front matter or an include of a missing file there ends in Quarto's
-JavaScript stack trace, without the file's name. The extension engine
-`_extensions/lecture/readable.js` runs this check when Quarto loads it, which is before Quarto reads
-any source: each lecture that cannot be read gets one line, `file:line: what is wrong`, and Quarto
-stops with exit 1 before its own parse. The engine never claims a file: it changes nothing else.
+pre-render step. A malformed front matter, bytes that are not UTF-8 or an include of a missing file
+there would end the whole render in Quarto's JavaScript stack trace, without the file's name. The
+extension engine `_extensions/lecture/readable.js` runs this check (`--json`) before Quarto parses
+any source and claims every file of each lecture named here, so Quarto leaves those unparsed and
+renders the others; pre-render and post-render list the broken lecture as failed, with the error
+given here (`file:line: what is wrong`), on the course page and in the summary.
 
 It checks only what Quarto's reading needs (the folder name, UTF-8, every front matter, every
 include, as scripts/render reads them), a few milliseconds a lecture, since every Quarto command
 waits for it; the rest of the supported subset is the pre-render step's to check.
 """
+import json
 import sys
 from pathlib import Path
 
@@ -63,13 +65,20 @@ def unreadable(project: Project) -> dict[str, str]:
     return found
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    """`--json`: {lecture folder from the project root: its error} on stdout, exit 0 (the engine
+    claims those lectures' files); otherwise one `error:` line for each, exit 1 when there is one."""
+    as_json = "--json" in (sys.argv[1:] if argv is None else argv)
     try:
         project = Project.find()
     except LectureError as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     broken = unreadable(project)
+    if as_json:
+        folder = project.lectures_dir.relative_to(project.root).as_posix()
+        print(json.dumps({f"{folder}/{name}": message for name, message in broken.items()}, ensure_ascii=False))
+        return 0
     for message in broken.values():
         print(f"error: {message}", file=sys.stderr)
     return 1 if broken else 0

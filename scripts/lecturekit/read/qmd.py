@@ -12,7 +12,7 @@ from pathlib import Path
 from lecturekit.fsutil import read_source
 from lecturekit.read.claims import CODE_SPAN, Claim, Inline, replace_inline  # noqa: F401  (the stages' names for them)
 from lecturekit.read.frontmatter import Meta, check_front_matter, front_matter_lines, meta_texts, split_front_matter
-from lecturekit.read.scanner import Block, Cell, Markdown, Scanner, check_labels  # noqa: F401
+from lecturekit.read.scanner import Block, Cell, Markdown, Scanner, blank_code_spans, check_labels  # noqa: F401
 from lecturekit.yamlio import KeyPath
 
 __all__ = ["Block", "Cell", "Claim", "Inline", "Lecture", "Markdown", "read_lecture", "read_source",
@@ -49,7 +49,7 @@ def read_lecture(index: Path, project_root: Path | None = None) -> Lecture:
     root = Path(project_root).resolve() if project_root else _project_root(index.parent)
     scanner = Scanner(lecture.blocks, root)
     for _name, value, line in meta_texts(lecture.meta, (), lecture.meta_lines):
-        scanner.check_markdown(CODE_SPAN.sub(lambda m: " " * len(m.group(0)), value), index, line, "the front matter")
+        scanner.check_markdown(blank_code_spans(value), index, line, "the front matter")
     scanner.scan(body, index, first, chain=(index.resolve(),))
     check_labels(lecture.blocks)
     return lecture

@@ -15,6 +15,7 @@ import yaml
 from lecturekit.errors import LectureError
 from lecturekit.fsutil import read_source
 from lecturekit.read.blocktypes import DIV_CLASSES, REQUIRED_PARENT
+from lecturekit.read.events import SETEXT_UNDERLINE, handler_in
 from lecturekit.read.claims import (AUTOLINK, CODE_SPAN, INLINE_EXPR, RAW_HTML, Claim, Inline, claim_expressions,
                                     inline_expressions)
 from lecturekit.read.frontmatter import split_front_matter
@@ -57,10 +58,9 @@ LABEL_RULE = "ASCII letters, digits, '-' and '_'"
 IMAGE = re.compile(r"!\[(?:[^\]\\]|\\.)*\]\(\s*<?(?P<path>[^)\s>]+)")
 FIG_REF = re.compile(r"(?<![\w@])@(?P<id>fig-[^\s\[\];,()]*?)(?=[.,;:!?।)\]]*(?:\s|$))")
 # What else in markdown would run in the deck: a raw inline (`` `…`{=html} ``), an event-handler
-# attribute on a heading, span, div or image (`{onclick="…"}`), a link to a script URL; and a
+# attribute where pandoc reads attributes (read/events.py), a link to a script URL; and a
 # reference definition (`[r]: path`), whose path an image may use.
 RAW_INLINE = re.compile(r"\{=[A-Za-z][\w-]*\}")  # after its code span, which prose_lines blanks
-HANDLER_ATTR = re.compile(r"\{[^{}]*?(?<![\w-])(?P<name>on[A-Za-z]+)\s*=")
 SCRIPT_URL = re.compile(r"(?:\]\(\s*<?|<|^\s{0,3}\[[^\]]+\]:\s*<?)\s*(?P<scheme>javascript|vbscript|data):", re.I)
 REFERENCE = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*<?(?P<path>[^\s>]+)")
 
@@ -244,7 +244,7 @@ class Scanner:
         if isinstance(options.get("fig-cap"), str):
             # The caption is markdown in both products: the same rules as prose.
             at = lines.get(("fig-cap",), lineno + 1)
-            self.check_markdown(CODE_SPAN.sub(lambda m: " " * len(m.group(0)), options["fig-cap"]), path, at,
+            self.check_markdown(blank_code_spans(options["fig-cap"]), path, at,
                                 "'fig-cap'")
         label = options.get("label")
         if label is not None and not LABEL.fullmatch(label):
@@ -270,10 +270,24 @@ class Scanner:
     def _check_prose(self, block: Markdown, path: Path) -> None:
         """Images stay inside the project; raw HTML is refused (the deck would run it, the handout
         drop it)."""
-        for lineno, line in prose_lines(block):
-            self.check_markdown(line, path, lineno)
+        lines = list(prose_lines(block, openers=True))
+        for number, (lineno, line) in enumerate(lines):
+            if FENCE.match(line):  # a code block's opening fence: only its attributes are markdown
+                self._check_handler(handler_in(line), "a code block's attributes", path, lineno)
+                continue
+            following = lines[number + 1] if number + 1 < len(lines) else None
+            setext = following is not None and following[0] == lineno + 1 and bool(line.strip()) \
+                and bool(SETEXT_UNDERLINE.match(following[1]))
+            self.check_markdown(line, path, lineno, heading=setext)
 
-    def check_markdown(self, line: str, path: Path, lineno: int | None, where: str = "prose") -> None:
+    @staticmethod
+    def _check_handler(handler: str | None, where: str, path: Path, lineno: int | None) -> None:
+        if handler:
+            raise LectureError(f"attribute '{handler}' in {where} would run in the deck; "
+                               "event handlers are outside the supported subset", path, lineno)
+
+    def check_markdown(self, line: str, path: Path, lineno: int | None, where: str = "prose",
+                       heading: bool = False) -> None:
         """One line of markdown (code spans blanked): what it names stays inside the project, and
         nothing in it would run in the deck."""
         for match in [*IMAGE.finditer(line), *REFERENCE.finditer(line)]:
@@ -285,10 +299,7 @@ class Scanner:
         if RAW_INLINE.search(line):
             raise LectureError(f"a raw inline (`…`{{=format}}) in {where} is outside the supported subset: it "
                                "reaches one product only (write markdown)", path, lineno)
-        handler = HANDLER_ATTR.search(line)
-        if handler:
-            raise LectureError(f"attribute '{handler['name']}' in {where} would run in the deck; "
-                               "event handlers are outside the supported subset", path, lineno)
+        self._check_handler(handler_in(line, heading), where, path, lineno)
         script = SCRIPT_URL.search(line)
         if script:
             raise LectureError(f"a {script['scheme'].lower()}: link in {where} would run in the deck; link to "
@@ -374,19 +385,28 @@ def _closing_fence(lines: list[str], start: int, fence: str) -> int | None:
     return None
 
 
-def prose_lines(block: Markdown) -> Iterator[tuple[int, str]]:
-    """(source line, text) of a markdown run's prose: code blocks left out, code spans blanked."""
+def prose_lines(block: Markdown, openers: bool = False) -> Iterator[tuple[int, str]]:
+    """(source line, text) of a markdown run's prose: code blocks left out (`openers`: but their
+    opening fence lines, which may carry attributes), code spans blanked."""
     fence = None
     for offset, line in enumerate(block.text.split("\n")):
         opened = FENCE.match(line)
         if fence is None and opened:
             fence = opened["fence"]
+            if openers:
+                yield block.line + offset, line
             continue
         if fence is not None:
             if line.strip() and set(line.strip()) == {fence[0]} and len(line.strip()) >= len(fence):
                 fence = None
             continue
-        yield block.line + offset, CODE_SPAN.sub(lambda m: " " * len(m.group(0)), line)
+        yield block.line + offset, blank_code_spans(line)
+
+
+def blank_code_spans(text: str) -> str:
+    """Code spans as spaces, all but the closing backtick: what follows one (`` `x`{=html} ``,
+    `` `x`{.a} ``) is still seen as following a code span."""
+    return CODE_SPAN.sub(lambda m: " " * (len(m.group(0)) - 1) + "`", text)
 
 
 def _check_figure_references(blocks: list[Block], labels: dict[str, Cell]) -> None:
