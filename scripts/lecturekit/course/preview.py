@@ -12,6 +12,7 @@ to reload once the new deck is in place.
 from __future__ import annotations
 
 import argparse
+import html
 import os
 import re
 import sys
@@ -20,6 +21,7 @@ from pathlib import Path
 
 from lecturekit.project import Project
 from lecturekit.errors import LectureError, run_command
+from lecturekit.course.splice import Sections, SplitError, full_deck, sections_of, slides_of
 
 PREVIEW = "preview"
 # livereload's client, from the server that serves the deck (livereload serves it offline).
@@ -56,7 +58,7 @@ def linking_writer(project: Project, execution):
 class PreviewDeck:
     """One lecture's preview deck, rebuilt on demand."""
 
-    def __init__(self, project: Project, lecture_dir: Path, say=print, quarto: bool = False):
+    def __init__(self, project: Project, lecture_dir: Path, say=print, quarto: bool = False, verify: bool = False):
         from lecturekit.execute import cache
         self.project, self.lecture_dir, self.say, self.quarto = project, lecture_dir, say, quarto
         self.builds = 0  # decks written (the server tells the browser after each)
@@ -64,11 +66,18 @@ class PreviewDeck:
         self.preview = PreviewProject(project.root)
         self.path = self.preview.output_dir / lecture_dir.name / "slides.html"
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.sections = Sections()
+        self.unread = None  # (the writer of the last full build, when), until its sections are read
+        self.opened = False  # built once in this session: a deck nobody opened is never built
+        self.verify = verify
+        self.last_error: str | None = None
 
     def build(self) -> bool:
-        """Write the deck; on a bad source, say where and keep the last good deck."""
+        """Write the deck (only the slides of the one section a save changed, when that gives the
+        same deck: course/splice.py); on a bad source, say where and keep the last good deck."""
         from lecturekit.execute.build import execute_lecture
         from lecturekit.write.formats import REVEALJS
+        self.opened = True
         started = time.perf_counter()
         if self.quarto:
             self._drop_quartos_touch()
@@ -77,20 +86,67 @@ class PreviewDeck:
                                         progress=lambda line: self.say(line))
             executed = time.perf_counter()
             writer = linking_writer(self.preview, execution)
-            writer.write(REVEALJS)
-            written = time.perf_counter()
-            self._add_reload_script()
+            sections = sections_of(writer)
+            emitted = time.perf_counter()
+            why, file = self.sections.splice(writer, sections, self.path) if self.path.exists() \
+                else ("no deck yet", "")
+            stages = {"execute": executed - started, "emit": emitted - executed}
+            if why is None:
+                stages["splice"] = time.perf_counter() - emitted
+                what = f"the slides of {Path(file).name} only" if file else "no slide changed"
+            else:
+                writer.write(REVEALJS)
+                written = time.perf_counter()
+                self._add_reload_script()
+                self.sections.written_whole(sections)
+                self.unread = (writer, time.time())
+                stages.update({k.split()[0]: v for k, v in writer.timings.items() if not k.startswith("emit")})
+                stages["reload"] = time.perf_counter() - written
+                what = f"every slide: {why}"
         except LectureError as err:
             self.say(f"error: {err}")
+            self.last_error = str(err)
             return False
+        self.last_error = None
         done = time.perf_counter()
         self.builds += 1
         how = "executed" if not execution.from_cache else "from the cache"
-        stages = {"execute": executed - started, **{k.split()[0]: v for k, v in writer.timings.items()},
-                  "reload": done - written}
         self.say(f"[{self.lecture_dir.name}] deck written in {done - started:.2f} s ({how}): "
-                 + ", ".join(f"{k} {v:.2f} s" for k, v in stages.items()))
+                 + ", ".join(f"{k} {v:.2f} s" for k, v in stages.items()) + f"; {what}")
+        if why is None and file and self.verify:
+            self._verify(writer)
         return True
+
+    def read_sections(self) -> None:
+        """After a full build, when nothing else is waiting: each section's syntax tree, which the
+        next save's splice starts from."""
+        if self.unread is None:
+            return
+        writer, _when = self.unread
+        self.unread = None
+        started = time.perf_counter()
+        try:
+            self.sections.read(writer)
+        except SplitError as err:
+            self.say(f"[{self.lecture_dir.name}] sections not read ({err}): every save writes the whole deck")
+            return
+        self.say(f"[{self.lecture_dir.name}] sections read in {time.perf_counter() - started:.2f} s")
+
+    def _verify(self, writer) -> None:
+        """`--verify`: the spliced deck's slides against a full render's, slide by slide; a
+        difference is said, and the full render's deck served."""
+        full = full_deck(writer)
+        served = self.path.read_text(encoding="utf-8")
+        ours, theirs = slides_of(served), slides_of(full)
+        differing = [i + 1 for i, (a, b) in enumerate(zip(ours, theirs)) if a != b]
+        if len(ours) == len(theirs) and not differing:
+            self.say(f"[{self.lecture_dir.name}] verified: {len(ours)} slides as a full render writes them")
+            return
+        self.say(f"[{self.lecture_dir.name}] error: the spliced deck differs from a full render "
+                 f"(slides {differing[:5]}, {len(ours)} against {len(theirs)}): the full deck is served")
+        self.path.write_text(full, encoding="utf-8")
+        self._add_reload_script()
+        self.sections.trees = None
 
     def _drop_quartos_touch(self) -> None:
         """`quarto preview <lecture>/index.qmd` touches the page it rendered once this server is up,
@@ -210,34 +266,73 @@ def serve(decks: list[PreviewDeck], host: str, port: int, parent: int | None = N
                 # A folder linked into the project (node_modules in a throwaway copy) is served too.
                 files["allowed_symlink_directory"] = [here] + [
                     str(link.resolve()) for link in project_root.iterdir() if link.is_symlink() and link.is_dir()]
-            return [(re.escape(here) + r"/(.*)", self.SFH, files),
+            decks_at = {deck.path.resolve().as_posix(): deck for deck in decks}
+
+            class DeckFiles(self.SFH):
+                """The project's files; a deck nobody opened yet in this session (a browser left on
+                it from the last one) is built before it is sent."""
+
+                def get(self, path, include_body=True):
+                    deck = decks_at.get(f"{here}/{path}")
+                    if deck is not None and not deck.opened:
+                        deck.build()
+                    return super().get(path, include_body)
+
+            return [(re.escape(here) + r"/(.*)", DeckFiles, files),
                     (r"/([^/]+)/slides\.html", DeckRedirect),
                     *super().get_web_handlers(script)]
 
+    by_name = {deck.lecture_dir.name: deck for deck in decks}
+
     class DeckRedirect(web.RequestHandler):
+        """`/<lecture>/slides.html`: the deck, built when it is opened first (a course of 91
+        lectures starts at once and builds only what is looked at)."""
+
         def get(self, lecture):
-            deck = decks[0].preview.output_dir.resolve() / lecture / "slides.html"
-            if not deck.exists():
+            deck = by_name.get(lecture)
+            if deck is None:
                 raise web.HTTPError(404)
-            self.redirect(deck.as_posix())
+            if not deck.opened:
+                deck.build()
+            if not deck.path.exists():
+                self.set_status(500)
+                self.finish(f"<!doctype html><meta charset=utf-8><pre>{html.escape(deck.last_error or '')}</pre>")
+                return
+            self.redirect(deck.path.resolve().as_posix())
 
     server = ProjectServer(watcher=QuickWatcher())
+
+    def rebuild(deck):
+        return lambda: deck.build() if deck.opened else None
+
     for deck in decks:
         for path in lecture_paths(deck.lecture_dir):
-            server.watch(path, deck.build)
+            server.watch(path, rebuild(deck))
+
     def build_all():
         for deck in decks:
-            deck.build()
+            if deck.opened:
+                deck.build()
     for path in shared_paths(decks[0].project):
         server.watch(path, build_all)
+
+    def read_sections():
+        """Once a full build's reload is announced, read that deck's sections for the next save."""
+        for deck in decks:
+            if deck.unread is not None and time.time() - deck.unread[1] > (0.3 if not pending else 3):
+                deck.read_sections()
+                return
+    ioloop.PeriodicCallback(read_sections, 250).start()
     if parent is not None:
         def parent_gone():
             if os.getppid() != parent:
                 os._exit(0)
         ioloop.PeriodicCallback(parent_gone, 1000).start()
     write_index(decks)
-    for deck in decks:
-        deck.say(f"preview: http://{host}:{port}/{deck.lecture_dir.name}/slides.html")
+    if len(decks) == 1:
+        decks[0].say(f"preview: http://{host}:{port}/{decks[0].lecture_dir.name}/slides.html")
+    else:
+        decks[0].say(f"preview: http://{host}:{port}/ ({len(decks)} lectures; a deck is built when it is opened)")
     decks[0].say("(Ctrl-C stops)")
     try:
         server.serve(host=host, port=port, root=str(decks[0].preview.output_dir), open_url_delay=None,
@@ -249,11 +344,15 @@ def serve(decks: list[PreviewDeck], host: str, port: int, parent: int | None = N
 
 def parse_args(argv):
     parser = argparse.ArgumentParser(prog="scripts/preview", description=__doc__.split("\n")[0])
-    parser.add_argument("lecture", nargs="?", help="lecture folder name (default: the first lecture)")
+    parser.add_argument("lecture", nargs="?",
+                        help="lecture folder name, built at once (default: every lecture, each built when opened)")
     parser.add_argument("--port", type=int, default=4300)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--quarto", action="store_true",
                         help="started by `quarto preview`: the lecture named on its command line, else all")
+    parser.add_argument("--verify", action="store_true",
+                        help="after each save that rewrote one section's slides, compare the deck with a full "
+                             "render, slide by slide (slower; for tests)")
     return parser.parse_args(argv)
 
 
@@ -263,15 +362,15 @@ def preview(argv: list[str] | None = None) -> int:
     if args.quarto:
         from lecturekit.course.quarto_products import previewed_lecture
         named = previewed_lecture()
-        lectures = project.lectures([named] if named else None)
     else:
-        lectures = project.lectures([args.lecture] if args.lecture else None)[:1]
+        named = args.lecture
+    lectures = project.lectures([named] if named else None)
     if not lectures:
         raise LectureError("no lecture to preview (lectures/<name>/index.qmd)", project.lectures_dir)
     say = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
-    decks = [PreviewDeck(project, lecture, say, quarto=args.quarto) for lecture in lectures]
-    built = [deck.build() or deck.path.exists() for deck in decks]
-    if not all(built):
+    decks = [PreviewDeck(project, lecture, say, quarto=args.quarto, verify=args.verify) for lecture in lectures]
+    # A named lecture is built now (its errors said before the server starts); the others when opened.
+    if named and not all(deck.build() or deck.path.exists() for deck in decks):
         return 1
     serve(decks, args.host, args.port, parent=os.getppid() if args.quarto else None)
     return 0

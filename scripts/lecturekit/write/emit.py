@@ -35,6 +35,11 @@ def _text_output(kind, text, classes=""):
     return f"::: {{.cell-output .cell-output-{kind}}}\n" + _fence(strip_ansi(text), info) + ":::\n"
 
 
+def join_parts(parts) -> str:
+    """The document from its cells' markdown: a blank line between blocks."""
+    return "\n\n".join(p.rstrip("\n") for p in parts if p.strip()) + "\n"
+
+
 class MarkdownEmitter:
     """Emit one format's markdown; figure files land in `figures_dir` (figures/<lecture>/), linked
     relative to `markdown_dir`, where the markdown is written (pandoc and Typst resolve from there).
@@ -47,16 +52,20 @@ class MarkdownEmitter:
         self.echo_default = echo_default
 
     def emit(self, nb: NotebookNode) -> str:
+        return join_parts(text for _cell, text in self.parts(nb))
+
+    def parts(self, nb: NotebookNode) -> list[tuple[NotebookNode, str]]:
+        """Each cell with its markdown ("" for a cell that shows nothing), in order."""
         parts = []
         for cell, figures in zip(nb.cells, cell_figures(nb)):
             if cell.cell_type == "raw":
-                parts.append(cell.source + "\n")
+                parts.append((cell, cell.source + "\n"))
             elif cell.cell_type == "markdown":
-                parts.append(cell.source)
+                parts.append((cell, cell.source))
             else:
                 self._names = {f.output_index: f for f in figures}
-                parts.append(self._code_cell(cell))
-        return "\n\n".join(p.rstrip("\n") for p in parts if p.strip()) + "\n"
+                parts.append((cell, self._code_cell(cell)))
+        return parts
 
     def _code_cell(self, cell):
         meta = cell.metadata.get("lecture", {})
