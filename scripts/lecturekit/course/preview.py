@@ -24,9 +24,13 @@ from lecturekit.errors import LectureError, run_command
 from lecturekit.course.splice import Sections, SplitError, full_deck, sections_of, slides_of
 
 PREVIEW = "preview"
+FULL = "full"
 # livereload's client, from the server that serves the deck (livereload serves it offline).
 RELOAD_SCRIPT = ('<script>(function () { var s = document.createElement("script");'
                  ' s.src = "/livereload.js?port=" + location.port; document.head.appendChild(s); })();</script>')
+# Slides rewritten in place (a splice) are replaced in the open page by this livereload plugin.
+SLIDES_PLUGIN = Path(__file__).with_name("preview-slides.js")
+SLIDES_MESSAGE = "lecture-preview-slides:"
 POLL_MS = 100  # how often the sources are looked at (livereload's own poll is 800 ms)
 
 
@@ -71,6 +75,9 @@ class PreviewDeck:
         self.opened = False  # built once in this session: a deck nobody opened is never built
         self.verify = verify
         self.last_error: str | None = None
+        # What the open page has not been told yet: None, the ids of the slides rewritten in
+        # place, or FULL (the whole deck was written: the page reloads).
+        self.unannounced: list[str] | str | None = None
 
     def build(self) -> bool:
         """Write the deck (only the slides of the one section a save changed, when that gives the
@@ -94,12 +101,15 @@ class PreviewDeck:
             if why is None:
                 stages["splice"] = time.perf_counter() - emitted
                 what = f"the slides of {Path(file).name} only" if file else "no slide changed"
+                if self.unannounced != FULL:
+                    self.unannounced = [*(self.unannounced or []), *self.sections.spliced]
             else:
                 writer.write(REVEALJS)
                 written = time.perf_counter()
                 self._add_reload_script()
                 self.sections.written_whole(sections)
                 self.unread = (writer, time.time())
+                self.unannounced = FULL
                 stages.update({k.split()[0]: v for k, v in writer.timings.items() if not k.startswith("emit")})
                 stages["reload"] = time.perf_counter() - written
                 what = f"every slide: {why}"
@@ -147,6 +157,16 @@ class PreviewDeck:
         self.path.write_text(full, encoding="utf-8")
         self._add_reload_script()
         self.sections.trees = None
+        self.unannounced = FULL
+
+    def announcement(self) -> str | None:
+        """What livereload tells the open page, once: reload, or replace these slides."""
+        told, self.unannounced = self.unannounced, None
+        if told is None:
+            return None
+        if told == FULL or not told:
+            return "*" if told == FULL else None
+        return f"{SLIDES_MESSAGE}{self.path.resolve().as_posix()}:{' '.join(dict.fromkeys(told))}"
 
     def _drop_quartos_touch(self) -> None:
         """`quarto preview <lecture>/index.qmd` touches the page it rendered once this server is up,
@@ -163,7 +183,8 @@ class PreviewDeck:
         """livereload adds its script to a page only when `</head>` is in the first chunk it sends,
         and a self-contained deck's head is megabytes long: the preview deck carries it itself."""
         html = self.path.read_text(encoding="utf-8")
-        html = html.replace("<head>", "<head>\n" + RELOAD_SCRIPT, 1)
+        plugin = "<script>\n" + SLIDES_PLUGIN.read_text(encoding="utf-8") + "</script>\n"
+        html = html.replace("<head>", "<head>\n" + plugin + RELOAD_SCRIPT, 1)
         tmp = self.path.with_name(f".{self.path.name}.tmp")
         tmp.write_text(html, encoding="utf-8")
         tmp.replace(self.path)
@@ -232,20 +253,18 @@ def serve(decks: list[PreviewDeck], host: str, port: int, parent: int | None = N
 
     # livereload drops a change that comes within 3 s of the last reload; an author saves more often.
     LiveReloadHandler.DEFAULT_RELOAD_TIME = 0.2
-    pending: list[str] = []
-
     def poll_tasks(cls):
         """livereload's, except that a rebuilt deck is announced once a browser is there to hear it:
         livereload drops it when the browser is itself reloading (not connected for a moment, after
         the save before) or was reloaded a moment ago, and the screen would keep the older deck.
-        Only a build announces (livereload also took a file it saw for the first time for a change)."""
-        builds = sum(deck.builds for deck in decks)
-        filepath, _delay = cls.watcher.examine()  # runs the builds of what changed
-        if sum(deck.builds for deck in decks) != builds:
-            pending[:] = [filepath or "*"]
-        if pending and cls.waiters and time.time() - cls._last_reload_time >= cls.DEFAULT_RELOAD_TIME:
-            cls.watcher.filepath = pending.pop()
-            cls.reload_waiters()
+        Only a build announces (livereload also took a file it saw for the first time for a change);
+        slides rewritten in place are named, for the page to replace them without reloading."""
+        cls.watcher.examine()  # runs the builds of what changed
+        if cls.waiters and time.time() - cls._last_reload_time >= cls.DEFAULT_RELOAD_TIME:
+            told = [message for deck in decks if (message := deck.announcement())]
+            if told:
+                cls.watcher.filepath = told[0] if len(told) == 1 else "*"
+                cls.reload_waiters()
 
     LiveReloadHandler.poll_tasks = classmethod(poll_tasks)
     from tornado import web
@@ -319,7 +338,7 @@ def serve(decks: list[PreviewDeck], host: str, port: int, parent: int | None = N
     def read_sections():
         """Once a full build's reload is announced, read that deck's sections for the next save."""
         for deck in decks:
-            if deck.unread is not None and time.time() - deck.unread[1] > (0.3 if not pending else 3):
+            if deck.unread is not None and time.time() - deck.unread[1] > (3 if any(d.unannounced for d in decks) else 0.3):
                 deck.read_sections()
                 return
     ioloop.PeriodicCallback(read_sections, 250).start()

@@ -253,6 +253,7 @@ class Sections:
         self.trees: list[Tree] | None = None
         self.meta: dict[str, Any] = {}
         self.api: list[int] = []
+        self.spliced: list[str] = []  # the ids of the slides the last splice rewrote
 
     def written_whole(self, sections: list[Section]) -> None:
         """The deck was written by a full build from these sections; their trees are read later."""
@@ -330,6 +331,7 @@ class Sections:
             page = page[:start] + written[new[ident][0]:new[ident][1]] + page[end:]
         self.trees[k] = tree
         self.sections = sections
+        self.spliced = wanted
         tmp = deck.with_name(f".{deck.name}.tmp")
         tmp.write_text(page, encoding="utf-8")
         tmp.replace(deck)
