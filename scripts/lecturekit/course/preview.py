@@ -34,6 +34,14 @@ SLIDES_MESSAGE = "lecture-preview-slides:"
 POLL_MS = 100  # how often the sources are looked at (livereload's own poll is 800 ms)
 
 
+def cpu_seconds() -> float:
+    """CPU time of this process and of its finished children (pandoc): what a build costs on a
+    machine whose cores are shared, where wall time says as much about the others."""
+    import resource
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 class PreviewProject(Project):
     """The project, with builds and products of the preview under `_build/preview/`."""
 
@@ -85,7 +93,7 @@ class PreviewDeck:
         from lecturekit.execute.build import execute_lecture
         from lecturekit.write.formats import REVEALJS
         self.opened = True
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), cpu_seconds()
         if self.quarto:
             self._drop_quartos_touch()
         try:
@@ -121,6 +129,7 @@ class PreviewDeck:
         done = time.perf_counter()
         self.builds += 1
         how = "executed" if not execution.from_cache else "from the cache"
+        stages["cpu"] = cpu_seconds() - cpu
         self.say(f"[{self.lecture_dir.name}] deck written in {done - started:.2f} s ({how}): "
                  + ", ".join(f"{k} {v:.2f} s" for k, v in stages.items()) + f"; {what}")
         if why is None and file and self.verify:
@@ -188,6 +197,21 @@ class PreviewDeck:
         tmp = self.path.with_name(f".{self.path.name}.tmp")
         tmp.write_text(html, encoding="utf-8")
         tmp.replace(self.path)
+
+
+def full_slides(project: Project, lecture_dir: Path) -> list[str]:
+    """The lecture's slides as a full build writes them from today's sources, nothing written
+    but the markdown: what a served deck is compared with (tests, scripts/bench)."""
+    from lecturekit.execute.build import execute_lecture
+    deck = PreviewDeck(project, lecture_dir, say=lambda line: None)
+    execution = execute_lecture(project, lecture_dir, versions=deck.versions)
+    return slides_of(full_deck(linking_writer(deck.preview, execution)))
+
+
+def served_slides(project: Project, lecture_dir: Path) -> list[str]:
+    """The slides of the deck the server serves now."""
+    return slides_of(PreviewProject(project.root).output_dir.joinpath(lecture_dir.name, "slides.html")
+                     .read_text(encoding="utf-8"))
 
 
 def lecture_paths(lecture_dir: Path) -> list[str]:
