@@ -1,13 +1,15 @@
 """`scripts/preview [LECTURE]`: a lecture's deck on a local server that reloads on every save.
 
 Also `quarto preview`'s server (`project: preview: serve:` in `_quarto.yml` starts it with
-`--quarto`): it then serves the lecture named on Quarto's command line, or every lecture.
+`--quarto`): it then serves the lecture named on Quarto's command line, or every lecture. A named
+lecture is built at start; otherwise each deck is built when it is first opened.
 
 The deck is written from the lecture's execution in our cache (a prose edit starts no kernel; a
 code edit executes that lecture once, into the same cache `scripts/render` reads), slides only,
 into `_build/preview/<lecture>/slides.html`: `_output/` keeps the products of the last render, a
-deck and a handout from one execution. livereload serves the preview folder and tells the browser
-to reload once the new deck is in place.
+deck and a handout from one execution. A save that changes one section file's slides rewrites only
+those (course/splice.py), and the open page replaces them in place (preview-slides.js); any other
+save writes the whole deck, and livereload reloads the page once it is in place.
 """
 from __future__ import annotations
 
@@ -115,7 +117,7 @@ class PreviewDeck:
                 writer.write(REVEALJS)
                 written = time.perf_counter()
                 self._add_reload_script()
-                self.sections.written_whole(sections)
+                self.sections.written_whole(sections, writer.pandoc_args(REVEALJS))
                 self.unread = (writer, time.time())
                 self.unannounced = FULL
                 stages.update({k.split()[0]: v for k, v in writer.timings.items() if not k.startswith("emit")})

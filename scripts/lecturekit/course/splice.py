@@ -253,11 +253,13 @@ class Sections:
         self.trees: list[Tree] | None = None
         self.meta: dict[str, Any] = {}
         self.api: list[int] = []
+        self.args: list[str] = []
         self.spliced: list[str] = []  # the ids of the slides the last splice rewrote
 
-    def written_whole(self, sections: list[Section]) -> None:
-        """The deck was written by a full build from these sections; their trees are read later."""
-        self.sections, self.trees = sections, None
+    def written_whole(self, sections: list[Section], args: list[str]) -> None:
+        """The deck was written by a full build from these sections, with these pandoc arguments;
+        their trees are read later."""
+        self.sections, self.trees, self.args = sections, None, args
 
     def read(self, writer: LectureWriter) -> None:
         """Read every section in one pandoc run, split at raw-block marks between sections."""
@@ -279,11 +281,13 @@ class Sections:
         or (why not, "") when the caller must write the whole deck."""
         if self.trees is None:
             return "no earlier deck read", ""
+        if writer.pandoc_args(REVEALJS) != self.args:
+            return "the settings changed", ""
         if [s.file for s in sections] != [s.file for s in self.sections]:
             return "the sections changed", ""
         changed = [i for i, (new, old) in enumerate(zip(sections, self.sections)) if new.markdown != old.markdown]
         if not changed:
-            return "nothing in the slides changed", ""
+            return "no slide's markdown changed (the filters, theme or a setting may have)", ""
         if len(changed) > 1:
             return f"{len(changed)} sections changed", ""
         k = changed[0]
@@ -315,7 +319,6 @@ class Sections:
         after = [b for t in self.trees[k + 1:] for b in t.counted if has_figure(b)]
         blocks = before + tree.blocks + ([AFTER, *after] if after else [])
         fragment = {"pandoc-api-version": self.api, "meta": self.meta, "blocks": blocks}
-        self.last_fragment = (section.markdown, fragment)
         try:
             written = pandoc(body_args(writer), json.dumps(fragment, ensure_ascii=False), writer.build)
         except SplitError as err:

@@ -7,6 +7,7 @@ Outputs are shown as text (never as HTML), so whatever a cell prints cannot run 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 
 from nbformat import NotebookNode
@@ -35,7 +36,7 @@ def _text_output(kind, text, classes=""):
     return f"::: {{.cell-output .cell-output-{kind}}}\n" + _fence(strip_ansi(text), info) + ":::\n"
 
 
-def join_parts(parts) -> str:
+def join_parts(parts: Iterable[str]) -> str:
     """The document from its cells' markdown: a blank line between blocks."""
     return "\n\n".join(p.rstrip("\n") for p in parts if p.strip()) + "\n"
 
