@@ -88,6 +88,8 @@ class PreviewDeck:
         # What the open page has not been told yet: None, the ids of the slides rewritten in
         # place, or FULL (the whole deck was written: the page reloads).
         self.unannounced: list[str] | str | None = None
+        self.written_at = self.fetched_at = self.told_at = 0.0  # the deck's last build; its last GET
+        self.told = 0  # announcements of the present build
 
     def build(self) -> bool:
         """Write the deck (only the slides of the one section a save changed, when that gives the
@@ -128,6 +130,7 @@ class PreviewDeck:
             self.last_error = str(err)
             return False
         self.last_error = None
+        self.written_at, self.told = time.time(), 0
         done = time.perf_counter()
         self.builds += 1
         how = "executed" if not execution.from_cache else "from the cache"
@@ -168,16 +171,25 @@ class PreviewDeck:
         self.path.write_text(full, encoding="utf-8")
         self._add_reload_script()
         self.sections.trees = None
-        self.unannounced = FULL
+        self.unannounced, self.written_at, self.told = FULL, time.time(), 0
 
     def announcement(self) -> str | None:
-        """What livereload tells the open page, once: reload, or replace these slides."""
-        told, self.unannounced = self.unannounced, None
-        if told is None:
+        """What livereload tells the open pages now: reload, replace these slides, or nothing.
+        Said again (up to five times, 1.5 s apart) until a page has fetched the deck since it was
+        written: a page that was itself reloading when told (its old connection still counted
+        among livereload's) would otherwise keep the deck it fetched before."""
+        if self.unannounced is None:
             return None
-        if told == FULL or not told:
-            return "*" if told == FULL else None
-        return f"{SLIDES_MESSAGE}{self.path.resolve().as_posix()}:{' '.join(dict.fromkeys(told))}"
+        now = time.time()
+        if self.fetched_at > self.written_at or self.told >= 5:
+            self.unannounced, self.told = None, 0
+            return None
+        if self.told and now - self.told_at < 1.5:
+            return None
+        self.told, self.told_at = self.told + 1, now
+        if self.unannounced == FULL or not self.unannounced:
+            return "*"
+        return f"{SLIDES_MESSAGE}{self.path.resolve().as_posix()}:{' '.join(dict.fromkeys(self.unannounced))}"
 
     def _drop_quartos_touch(self) -> None:
         """`quarto preview <lecture>/index.qmd` touches the page it rendered once this server is up,
@@ -319,8 +331,10 @@ def serve(decks: list[PreviewDeck], host: str, port: int, parent: int | None = N
 
                 def get(self, path, include_body=True):
                     deck = decks_at.get(f"{here}/{path}")
-                    if deck is not None and not deck.opened:
-                        deck.build()
+                    if deck is not None:
+                        if not deck.opened:
+                            deck.build()
+                        deck.fetched_at = time.time()
                     return super().get(path, include_body)
 
             return [(re.escape(here) + r"/(.*)", DeckFiles, files),
