@@ -1,5 +1,5 @@
 /* The preview's livereload plugin: when the server rewrote only some slides of this deck
-   ("lecture-preview-slides:<deck path>:<slide ids>"), those slides are replaced in place, made as
+   ("lecture-preview-slides:<build>:<deck path>:<slide ids>"), those slides are replaced in place, made as
    the deck makes them when it loads (code highlighted and stepped, maths typeset), and the deck
    stays on the slide and step the author is looking at. Anything else reloads the page. */
 window.LiveReloadPluginLectureSlides = (function () {
@@ -52,7 +52,14 @@ window.LiveReloadPluginLectureSlides = (function () {
   Plugin.version = "1.0";
   Plugin.prototype.reload = function (path) {
     if (path.indexOf(PREFIX) !== 0) return false;
-    var rest = path.slice(PREFIX.length), cut = rest.lastIndexOf(":");
+    // The page may hold two livereload clients (the deck's own and the one livereload adds); the
+    // second copy of a message is the first's.
+    if (window.lecturePreviewLast === path && Date.now() - window.lecturePreviewAt < 2000) return true;
+    window.lecturePreviewLast = path;
+    window.lecturePreviewAt = Date.now();
+    var rest = path.slice(PREFIX.length);
+    rest = rest.slice(rest.indexOf(":") + 1);  // the build's number: each build's message differs
+    var cut = rest.lastIndexOf(":");
     var deck = rest.slice(0, cut), ids = rest.slice(cut + 1).split(" ").filter(Boolean);
     if (decodeURIComponent(location.pathname) !== deck) return true;  // another lecture's deck changed
     fetch(location.pathname, { cache: "no-store" }).then(function (response) {

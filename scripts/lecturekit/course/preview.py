@@ -189,7 +189,8 @@ class PreviewDeck:
         self.told, self.told_at = self.told + 1, now
         if self.unannounced == FULL or not self.unannounced:
             return "*"
-        return f"{SLIDES_MESSAGE}{self.path.resolve().as_posix()}:{' '.join(dict.fromkeys(self.unannounced))}"
+        return (f"{SLIDES_MESSAGE}{self.builds}:{self.path.resolve().as_posix()}:"
+                f"{' '.join(dict.fromkeys(self.unannounced))}")
 
     def _drop_quartos_touch(self) -> None:
         """`quarto preview <lecture>/index.qmd` touches the page it rendered once this server is up,
