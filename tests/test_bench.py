@@ -59,13 +59,19 @@ def test_our_renderer_is_measured_row_by_row(bench):
 
 
 def test_the_preview_is_measured_edit_by_edit(bench):
-    """scripts/preview: every prose edit reached the browser, from the cache, with the server's time."""
+    """scripts/preview: every prose edit reached the browser, from the cache, with the server's time
+    and CPU time."""
     numbers, _table = bench
     preview = numbers["lectures"]["01-tiny"]["preview"]
     assert len(preview["prose_visible"]) == 5 and all(positive(v) for v in preview["prose_visible"]), preview
     assert preview["deck_from_cache"] is True
     assert preview["deck_seconds"] and all(positive(v) for v in preview["deck_seconds"])
-    assert all(positive(stages["pandoc"]) for stages in preview["deck_stages"]), preview["deck_stages"]
+    # Each prose edit rewrote only the slides of the part it is in, and what was served at the end
+    # equals a full render's slides.
+    assert preview["spliced"] == 5, preview
+    assert all(positive(stages["splice"]) for stages in preview["deck_stages"]), preview["deck_stages"]
+    assert all(positive(v) for v in preview["deck_cpu_seconds"]), preview
+    assert preview["same_as_full_render"] is True
 
 
 def test_quarto_is_measured_beside_it_when_present(bench):

@@ -2,17 +2,29 @@
 a saved prose edit without reloading by hand, with no kernel started and `_output/` untouched; a
 code edit executes the lecture again and the new output shows. The time from save to the new text
 on screen is printed (scripts/bench measures it; this test does not time)."""
+import contextlib
 import os
 import re
 import socket
 import subprocess
 import sys
+import textwrap
 import time
 import urllib.request
 
 import pytest
 
 from helpers import ROOT
+
+FRONT_OTHER = """\
+---
+title: "আরেকটি লেকচার"
+course: "বাংলায় PyTorch"
+episode: 2
+episodes: 91
+module: 1
+---
+"""
 
 SECTION = """\
     # অংশ এক {#sec-one}
@@ -38,33 +50,125 @@ def free_port():
         return s.getsockname()[1]
 
 
-@pytest.fixture
-def server(mini):
-    mini.write("{{< include _00-one.qmd >}}\n", sections={"_00-one.qmd": SECTION})
+# Three parts, a figure and a quiz in each of the first two: the middle part's numbers depend on
+# the parts before it, and its text refers to figures before and after it.
+PARTS = {
+    "_00-start.qmd": """\
+        # শুরু {#sec-start}
+
+        ## প্রথম রেখা {#sec-plot-one}
+
+        ```{python}
+        #| label: fig-one
+        #| fig-cap: "ওঠানামার রেখা"
+        import matplotlib.pyplot as plt
+        plt.plot([1, 2, 3], [3, 1, 2])
+        plt.show()
+        ```
+
+        ## প্রথম যাচাই {#sec-quiz-one}
+
+        ::: {.quiz}
+        রেখাটি কি ওঠানামা করে?
+
+        - [x] হ্যাঁ
+        - [ ] না
+
+        ::: {.explain}
+        তিনটি বিন্দুই তা দেখায়।
+        :::
+        :::
+        """,
+    "_01-middle.qmd": """\
+        # মাঝখান {#sec-middle-part}
+
+        ## মাঝের স্লাইড {#sec-middle}
+
+        মাঝের বাক্যটি এখানে। আগের রেখা @fig-one, পরের রেখা @fig-three।
+
+        ```{python}
+        #| label: fig-two
+        #| fig-cap: "নামার রেখা"
+        plt.plot([1, 2], [2, 1])
+        plt.show()
+        ```
+
+        ## মাঝের যাচাই {#sec-quiz-two}
+
+        ::: {.quiz}
+        দ্বিতীয় রেখাটি কোন দিকে যায়?
+
+        - [ ] ওপরে
+        - [x] নিচে
+
+        ::: {.explain}
+        দুই থেকে এক।
+        :::
+        :::
+        """,
+    "_02-end.qmd": """\
+        # শেষ {#sec-end}
+
+        ## শেষ রেখা {#sec-plot-three}
+
+        ```{python}
+        #| label: fig-three
+        #| fig-cap: "ওঠার রেখা"
+        plt.plot([1, 2], [1, 2])
+        plt.show()
+        ```
+        """,
+}
+
+
+def start_server(project, *args):
+    """scripts/preview in `project` (its log in preview.log), once it answers: (process, log file)."""
     port = free_port()
     env = {**os.environ, "PYTHONPATH": str(ROOT / "scripts")}
-    log = open(mini.root / "preview.log", "w+", encoding="utf-8")
-    process = subprocess.Popen([sys.executable, "-m", "lecturekit.cli.preview", "demo", "--port", str(port)],
-                               cwd=mini.root, env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
-    try:
-        deadline = time.time() + 300
-        while "Serving on" not in (mini.root / "preview.log").read_text(encoding="utf-8"):
-            assert process.poll() is None, (mini.root / "preview.log").read_text(encoding="utf-8")
-            assert time.time() < deadline, "the preview server did not start"
+    log = open(project.root / "preview.log", "w+", encoding="utf-8")
+    process = subprocess.Popen([sys.executable, "-m", "lecturekit.cli.preview", *args, "--port", str(port)],
+                               cwd=project.root, env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
+    deadline = time.time() + 300
+    while "Serving on" not in (project.root / "preview.log").read_text(encoding="utf-8"):
+        assert process.poll() is None, (project.root / "preview.log").read_text(encoding="utf-8")
+        assert time.time() < deadline, "the preview server did not start"
+        time.sleep(0.2)
+    while True:  # livereload says "Serving on" just before it listens
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5).close()
+            break
+        except OSError:
+            assert time.time() < deadline and process.poll() is None, "the preview server did not answer"
             time.sleep(0.2)
-        url = f"http://127.0.0.1:{port}/demo/slides.html"
-        while True:  # livereload says "Serving on" just before it listens
-            try:
-                urllib.request.urlopen(url, timeout=5).close()
-                break
-            except OSError:
-                assert time.time() < deadline and process.poll() is None, "the preview server did not answer"
-                time.sleep(0.2)
-        yield mini, url, mini.root / "preview.log"
+    return process, log, port
+
+
+@contextlib.contextmanager
+def running(project, *args):
+    process, log, port = start_server(project, *args)
+    try:
+        yield port, project.root / "preview.log"
+    except BaseException:
+        print((project.root / "preview.log").read_text(encoding="utf-8")[-6000:])  # shown with the failure
+        raise
     finally:
         process.terminate()
         process.wait(timeout=30)
         log.close()
+
+
+@pytest.fixture
+def server(mini):
+    mini.write("{{< include _00-one.qmd >}}\n", sections={"_00-one.qmd": SECTION})
+    with running(mini, "demo") as (port, log):
+        yield mini, f"http://127.0.0.1:{port}/demo/slides.html", log
+
+
+def wait_for_log(log, pattern, count=1, timeout=60):
+    deadline = time.time() + timeout
+    while len(re.findall(pattern, log.read_text(encoding="utf-8"))) < count:
+        assert time.time() < deadline, log.read_text(encoding="utf-8")
+        time.sleep(0.05)
 
 
 def wait_for_text(page, text, timeout_ms):
@@ -153,3 +257,80 @@ def test_a_save_read_halfway_is_read_again(server, browser):
         wait_for_text(page, "এখানে পুরো বাক্যটি আছে।", 30_000)
     finally:
         context.close()
+
+
+def test_a_prose_edit_in_a_middle_part_rewrites_its_slides_in_place(mini, browser):
+    """A prose edit in the middle section file: the server rewrites only that section's slides
+    (the log says so), the open page replaces them without reloading and stays on the slide shown,
+    the figure, quiz and part numbers and the references to figures before and after are a full
+    render's, and the served deck's slides equal a full render's, slide by slide; what the page
+    shows of them equals a page loaded afresh. An edit that adds a numbered thing writes the whole
+    deck again."""
+    from lecturekit.course.preview import full_slides, served_slides
+    from lecturekit.project import Project
+    mini.write("".join(f"{{{{< include {name} >}}}}\n\n" for name in PARTS), sections=PARTS)
+    middle = mini.lecture / "_01-middle.qmd"
+    with running(mini, "demo") as (port, log):
+        url = f"http://127.0.0.1:{port}/demo/slides.html"
+        wait_for_log(log, r"sections read in")
+        context = browser.new_context(viewport={"width": 1280, "height": 720})
+        page, fresh = context.new_page(), context.new_page()
+        try:
+            page.goto(url + "#/sec-middle")
+            wait_for_text(page, "মাঝের বাক্যটি এখানে।", 30_000)
+            page.wait_for_function("() => !!window.LiveReload", timeout=30_000)
+            time.sleep(1)
+            page.evaluate("window.notReloaded = true")
+            at = page.evaluate("Reveal.getIndices()")
+
+            middle.write_text(middle.read_text(encoding="utf-8").replace("বাক্যটি এখানে", "বাক্যটি বদলেছে"),
+                              encoding="utf-8")
+            wait_for_text(page, "মাঝের বাক্যটি বদলেছে।", 60_000)
+            assert re.findall(r"deck written in .*", log.read_text(encoding="utf-8"))[-1].endswith(
+                "; the slides of _01-middle.qmd only"), log.read_text(encoding="utf-8")
+            assert page.evaluate("window.notReloaded === true"), "the page was reloaded"
+            assert page.evaluate("Reveal.getIndices()") == at
+            shown = page.inner_text("section#sec-middle")
+            assert "আগের রেখা ছবি ১.১, পরের রেখা ছবি ১.৩" in shown
+            assert "ছবি ১.২ — নামার রেখা" in shown
+            assert page.get_attribute("section#sec-quiz-two .quiz", "data-quiz") == "2"
+            assert page.inner_text("section#sec-middle-part .part-number") == "অংশ ১"
+
+            project = Project(mini.root)
+            assert served_slides(project, mini.lecture) == full_slides(project, mini.lecture)
+            fresh.goto(url + "#/sec-middle")
+            wait_for_text(fresh, "মাঝের বাক্যটি বদলেছে।", 30_000)
+            for slide in ("sec-middle", "sec-quiz-two", "sec-middle-part"):
+                script = f"document.getElementById({slide!r}).innerHTML"
+                assert page.evaluate(script) == fresh.evaluate(script), slide
+
+            # A second quiz in the middle part renumbers what follows: the whole deck is written.
+            time.sleep(1)
+            quiz = textwrap.dedent(PARTS["_01-middle.qmd"]).split("## মাঝের যাচাই {#sec-quiz-two}")[1]
+            middle.write_text(middle.read_text(encoding="utf-8") + quiz.replace("দ্বিতীয় রেখাটি", "রেখাটি আবার"),
+                              encoding="utf-8")
+            # The save may be seen half written (a deck without this part: the page then leaves
+            # its slide), so the words are looked for in the whole deck, shown or not.
+            page.wait_for_function("() => window.Reveal && Reveal.isReady && Reveal.isReady() && "
+                                   "document.body.textContent.includes('রেখাটি আবার কোন দিকে যায়?')", timeout=60_000)
+            written = re.findall(r"deck written in .*", log.read_text(encoding="utf-8"))
+            assert "every slide: a numbered thing" in written[-1], "\n".join(written)
+            assert served_slides(project, mini.lecture) == full_slides(project, mini.lecture)
+        finally:
+            context.close()
+
+
+def test_without_a_lecture_every_deck_is_built_when_opened(mini):
+    """`scripts/preview` with no lecture starts without building a deck, lists every lecture, and
+    builds a lecture's deck when it is opened, that one only."""
+    mini.write("{{< include _00-one.qmd >}}\n", sections={"_00-one.qmd": SECTION})
+    mini.add_lecture("other", "# আরেকটি {#sec-other}\n\n## স্লাইড {#sec-other-slide}\n\nআরেকটি বাক্য।\n",
+                     front=FRONT_OTHER)
+    with running(mini) as (port, log):
+        assert "deck written" not in log.read_text(encoding="utf-8")
+        index = urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=30).read().decode()
+        assert "demo/slides.html" in index and "other/slides.html" in index
+        deck = urllib.request.urlopen(f"http://127.0.0.1:{port}/other/slides.html", timeout=120).read().decode()
+        assert "আরেকটি বাক্য।" in deck
+        written = re.findall(r"\[(\w+)\] deck written", log.read_text(encoding="utf-8"))
+        assert written == ["other"]

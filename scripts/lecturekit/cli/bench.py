@@ -164,11 +164,15 @@ def add_prose(project: Path, lecture: str, words: str = PROSE_EDIT) -> Path:
 
 
 def prose_edit(project: Path, lecture: str, words: str = PROSE_EDIT,
-               shown: Callable[[str], bool] = lambda line: True) -> tuple[Path, str]:
+               shown: Callable[[str], bool] = lambda line: True, middle: bool = False) -> tuple[Path, str]:
     """(the file add_prose edits, its text after the edit), nothing written. `shown`: only a line
-    it accepts (the preview takes one its deck shows: some prose is the handout's only)."""
+    it accepts (the preview takes one its deck shows: some prose is the handout's only); `middle`:
+    a section file from the middle of the lecture first."""
     folder = project / "lectures" / lecture
-    for source in [*sorted(folder.glob("_*.qmd")), folder / "index.qmd"]:
+    sections = sorted(folder.glob("_*.qmd"))
+    if middle:
+        sections = sections[len(sections) // 2:] + sections[:len(sections) // 2]
+    for source in [*sections, folder / "index.qmd"]:
         lines = source.read_text(encoding="utf-8").split("\n")
         fenced = False
         body = next((i + 1 for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), 0) \
@@ -395,7 +399,7 @@ def bench_preview(args: argparse.Namespace, tmp: Path, lecture: str) -> dict[str
                     sources = " ".join(" ".join(f.read_text(encoding="utf-8").split())
                                        for f in (project / "lectures" / lecture).glob("*.qmd"))
                     words = f"(সম্পাদনা {n + 1})"
-                    source, text = prose_edit(project, lecture, f" {words}", in_the_deck)
+                    source, text = prose_edit(project, lecture, f" {words}", in_the_deck, middle=True)
                     print(f"  edit {n + 1}: {source.name}", flush=True)
                     saved = time.perf_counter()
                     source.write_text(text, encoding="utf-8")
@@ -405,6 +409,13 @@ def bench_preview(args: argparse.Namespace, tmp: Path, lecture: str) -> dict[str
                     visible.append(time.perf_counter() - saved)
                     print(f"  edit {n + 1} ({source.name}): on screen after {visible[-1]:.2f} s", flush=True)
                 browser.close()
+            load = os.getloadavg()[0]
+            # What the browser was shown, against a full render of the same sources.
+            from lecturekit.course.preview import full_slides, served_slides
+            from lecturekit.project import Project
+            time.sleep(0.5)
+            same = served_slides(Project(project), project / "lectures" / lecture) == \
+                full_slides(Project(project), project / "lectures" / lecture)
         finally:
             server.terminate()
             server.wait(timeout=30)
@@ -413,10 +424,16 @@ def bench_preview(args: argparse.Namespace, tmp: Path, lecture: str) -> dict[str
     stages = [dict((k, float(v)) for k, v in re.findall(r"(\w+) ([0-9.]+) s", m))
               for m in re.findall(r"deck written in [0-9.]+ s \(.+?\): (.*)", log_text)][1:]
     deck = [seconds for seconds, _how in builds]
+    cpu = [stage.get("cpu", float("nan")) for stage in stages]
+    spliced = len(re.findall(r"deck written in .*; the slides of .* only", log_text))
     print(f"  prose edit on screen: median {median(visible):.2f} s ({', '.join(f'{v:.2f}' for v in visible)}); "
-          f"deck rewritten in median {median(deck) if deck else float('nan'):.2f} s; "
-          f"from the cache: {all(how == 'from the cache' for _s, how in builds)}", flush=True)
+          f"deck rewritten in median {median(deck) if deck else float('nan'):.2f} s, "
+          f"CPU median {median(cpu) if cpu else float('nan'):.2f} s; load average {load:.1f}; "
+          f"from the cache: {all(how == 'from the cache' for _s, how in builds)}; "
+          f"{spliced} of {len(deck)} only the edited section's slides; "
+          f"served slides equal a full render's: {same}", flush=True)
     return {"prose_visible": visible, "prose_visible_median": median(visible), "deck_seconds": deck,
+            "deck_cpu_seconds": cpu, "load_average": load, "spliced": spliced, "same_as_full_render": same,
             "deck_from_cache": all(how == "from the cache" for _s, how in builds), "deck_stages": stages}
 
 
@@ -474,6 +491,7 @@ ROWS = [  # (key, what it is)
     ("floor", "floor: kernel start + cells' own time"),
     ("preview_visible", "scripts/preview: prose edit saved → on screen (median)"),
     ("preview_deck", "scripts/preview: deck rewritten (median, server's own time)"),
+    ("preview_cpu", "scripts/preview: deck rewritten, CPU (median, server and pandoc)"),
 ]
 
 
@@ -489,7 +507,8 @@ def table(numbers: dict[str, Any]) -> str:
                 mine = theirs = f"{value:.1f} s" if value is not None else "–"
             elif key.startswith("preview_"):
                 preview = both.get("preview") or {}
-                value = preview.get("prose_visible_median" if key == "preview_visible" else "deck_seconds")
+                value = preview.get({"preview_visible": "prose_visible_median",
+                                     "preview_cpu": "deck_cpu_seconds"}.get(key, "deck_seconds"))
                 if isinstance(value, list):
                     value = median(value) if value else None
                 mine, theirs = (f"{value:.2f} s" if value is not None else "–"), "–"

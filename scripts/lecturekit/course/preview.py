@@ -1,16 +1,19 @@
 """A lecture's deck on a local server that reloads on every save (the command: cli/preview.py).
 
 Also `quarto preview`'s server (`project: preview: serve:` in `_quarto.yml` starts it with
-`--quarto`): it then serves the lecture named on Quarto's command line, or every lecture.
+`--quarto`): it then serves the lecture named on Quarto's command line, or every lecture. A named
+lecture is built at start; otherwise each deck is built when it is first opened.
 
 The deck is written from the lecture's execution in our cache (a prose edit starts no kernel; a
 code edit executes that lecture once, into the same cache `scripts/render` reads), slides only,
 into `_build/preview/<lecture>/slides.html`: `_output/` keeps the products of the last render, a
-deck and a handout from one execution. livereload serves the preview folder and tells the browser
-to reload once the new deck is in place.
+deck and a handout from one execution. A save that changes one section file's slides rewrites only
+those (course/splice.py), and the open page replaces them in place (preview-slides.js); any other
+save writes the whole deck, and livereload reloads the page once it is in place.
 """
 from __future__ import annotations
 
+import html
 import os
 import re
 import time
@@ -20,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 from lecturekit.project import Project
 from lecturekit.errors import LectureError
+from lecturekit.fsutil import write_atomic
+from lecturekit.course.splice import Sections, SplitError, full_deck, sections_of, slides_of
 
 if TYPE_CHECKING:
     from lecturekit.execute.build import ExecutedLecture
@@ -27,10 +32,22 @@ if TYPE_CHECKING:
     from lecturekit.write.writers import LectureWriter
 
 PREVIEW = "preview"
+FULL = "full"
 # livereload's client, from the server that serves the deck (livereload serves it offline).
 RELOAD_SCRIPT = ('<script>(function () { var s = document.createElement("script");'
                  ' s.src = "/livereload.js?port=" + location.port; document.head.appendChild(s); })();</script>')
+# Slides rewritten in place (a splice) are replaced in the open page by this livereload plugin.
+SLIDES_PLUGIN = Path(__file__).with_name("preview-slides.js")
+SLIDES_MESSAGE = "lecture-preview-slides:"
 POLL_MS = 100  # how often the sources are looked at (livereload's own poll is 800 ms)
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process and of its finished children (pandoc): what a build costs on a
+    machine whose cores are shared, where wall time says as much about the others."""
+    import resource
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 class PreviewProject(Project):
@@ -62,7 +79,7 @@ class PreviewDeck:
     """One lecture's preview deck, rebuilt on demand."""
 
     def __init__(self, project: Project, lecture_dir: Path, say: Callable[[str], None] = print,
-                 quarto: bool = False) -> None:
+                 quarto: bool = False, verify: bool = False) -> None:
         from lecturekit.execute import cache
         self.project, self.lecture_dir, self.say, self.quarto = project, lecture_dir, say, quarto
         self.builds = 0  # decks written (the server tells the browser after each)
@@ -70,12 +87,24 @@ class PreviewDeck:
         self.preview = PreviewProject(project.root)
         self.path = self.preview.output_dir / lecture_dir.name / "slides.html"
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.sections = Sections()
+        self.unread: tuple[LectureWriter, float] | None = None  # (the writer of the last full build, when), until its sections are read
+        self.opened = False  # built once in this session: a deck nobody opened is never built
+        self.verify = verify
+        self.last_error: str | None = None
+        # What the open page has not been told yet: None, the ids of the slides rewritten in
+        # place, or FULL (the whole deck was written: the page reloads).
+        self.unannounced: list[str] | str | None = None
+        self.written_at = self.fetched_at = self.told_at = 0.0  # the deck's last build; its last GET
+        self.told = 0  # announcements of the present build
 
     def build(self) -> bool:
-        """Write the deck; on a bad source, say where and keep the last good deck."""
+        """Write the deck (only the slides of the one section a save changed, when that gives the
+        same deck: course/splice.py); on a bad source, say where and keep the last good deck."""
         from lecturekit.execute.build import execute_lecture
         from lecturekit.write.formats import REVEALJS
-        started = time.perf_counter()
+        self.opened = True
+        started, cpu = time.perf_counter(), cpu_seconds()
         if self.quarto:
             self._drop_quartos_touch()
         try:
@@ -84,20 +113,92 @@ class PreviewDeck:
             assert execution is not None  # (not cached_only: it executes when the cache has nothing)
             executed = time.perf_counter()
             writer = linking_writer(self.preview, execution)
-            writer.write(REVEALJS)
-            written = time.perf_counter()
-            self._add_reload_script()
+            sections = sections_of(writer)
+            emitted = time.perf_counter()
+            why, file = self.sections.splice(writer, sections, self.path) if self.path.exists() \
+                else ("no deck yet", "")
+            stages = {"execute": executed - started, "emit": emitted - executed}
+            if why is None:
+                stages["splice"] = time.perf_counter() - emitted
+                what = f"the slides of {Path(file).name} only" if file else "no slide changed"
+                if self.unannounced != FULL:
+                    self.unannounced = [*(self.unannounced or []), *self.sections.spliced]
+            else:
+                writer.write(REVEALJS)
+                written = time.perf_counter()
+                self._add_reload_script()
+                self.sections.written_whole(sections, writer.pandoc_args(REVEALJS))
+                self.unread = (writer, time.time())
+                self.unannounced = FULL
+                stages.update({k.split()[0]: v for k, v in writer.timings.items() if not k.startswith("emit")})
+                stages["reload"] = time.perf_counter() - written
+                what = f"every slide: {why}"
         except LectureError as err:
             self.say(f"error: {err}")
+            self.last_error = str(err)
             return False
+        self.last_error = None
+        self.written_at, self.told = time.time(), 0
         done = time.perf_counter()
         self.builds += 1
         how = "executed" if not execution.from_cache else "from the cache"
-        stages = {"execute": executed - started, **{k.split()[0]: v for k, v in writer.timings.items()},
-                  "reload": done - written}
+        stages["cpu"] = cpu_seconds() - cpu
         self.say(f"[{self.lecture_dir.name}] deck written in {done - started:.2f} s ({how}): "
-                 + ", ".join(f"{k} {v:.2f} s" for k, v in stages.items()))
+                 + ", ".join(f"{k} {v:.2f} s" for k, v in stages.items()) + f"; {what}")
+        if why is None and file and self.verify:
+            self._verify(writer)
         return True
+
+    def read_sections(self) -> None:
+        """After a full build, when nothing else is waiting: each section's syntax tree, which the
+        next save's splice starts from."""
+        if self.unread is None:
+            return
+        writer, _when = self.unread
+        self.unread = None
+        started = time.perf_counter()
+        try:
+            self.sections.read(writer)
+        except SplitError as err:
+            self.say(f"[{self.lecture_dir.name}] sections not read ({err}): every save writes the whole deck")
+            return
+        self.say(f"[{self.lecture_dir.name}] sections read in {time.perf_counter() - started:.2f} s")
+
+    def _verify(self, writer: LectureWriter) -> None:
+        """`--verify`: the spliced deck's slides against a full render's, slide by slide; a
+        difference is said, and the full render's deck served."""
+        full = full_deck(writer)
+        served = self.path.read_text(encoding="utf-8")
+        ours, theirs = slides_of(served), slides_of(full)
+        differing = [i + 1 for i, (a, b) in enumerate(zip(ours, theirs)) if a != b]
+        if len(ours) == len(theirs) and not differing:
+            self.say(f"[{self.lecture_dir.name}] verified: {len(ours)} slides as a full render writes them")
+            return
+        self.say(f"[{self.lecture_dir.name}] error: the spliced deck differs from a full render "
+                 f"(slides {differing[:5]}, {len(ours)} against {len(theirs)}): the full deck is served")
+        self.path.write_text(full, encoding="utf-8")
+        self._add_reload_script()
+        self.sections.trees = None
+        self.unannounced, self.written_at, self.told = FULL, time.time(), 0
+
+    def announcement(self) -> str | None:
+        """What livereload tells the open pages now: reload, replace these slides, or nothing.
+        Said again (up to five times, 1.5 s apart) until a page has fetched the deck since it was
+        written: a page that was itself reloading when told (its old connection still counted
+        among livereload's) would otherwise keep the deck it fetched before."""
+        if self.unannounced is None:
+            return None
+        now = time.time()
+        if self.fetched_at > self.written_at or self.told >= 5:
+            self.unannounced, self.told = None, 0
+            return None
+        if self.told and now - self.told_at < 1.5:
+            return None
+        self.told, self.told_at = self.told + 1, now
+        if self.unannounced == FULL or not self.unannounced:
+            return "*"
+        return (f"{SLIDES_MESSAGE}{self.builds}:{self.path.resolve().as_posix()}:"
+                f"{' '.join(dict.fromkeys(self.unannounced))}")
 
     def _drop_quartos_touch(self) -> None:
         """`quarto preview <lecture>/index.qmd` touches the page it rendered once this server is up,
@@ -114,10 +215,25 @@ class PreviewDeck:
         """livereload adds its script to a page only when `</head>` is in the first chunk it sends,
         and a self-contained deck's head is megabytes long: the preview deck carries it itself."""
         html = self.path.read_text(encoding="utf-8")
-        html = html.replace("<head>", "<head>\n" + RELOAD_SCRIPT, 1)
-        tmp = self.path.with_name(f".{self.path.name}.tmp")
-        tmp.write_text(html, encoding="utf-8")
-        tmp.replace(self.path)
+        plugin = "<script>\n" + SLIDES_PLUGIN.read_text(encoding="utf-8") + "</script>\n"
+        html = html.replace("<head>", "<head>\n" + plugin + RELOAD_SCRIPT, 1)
+        write_atomic(self.path, html.encode("utf-8"))
+
+
+def full_slides(project: Project, lecture_dir: Path) -> list[str]:
+    """The lecture's slides as a full build writes them from today's sources, nothing written
+    but the markdown: what a served deck is compared with (tests, scripts/bench)."""
+    from lecturekit.execute.build import execute_lecture
+    deck = PreviewDeck(project, lecture_dir, say=lambda line: None)
+    execution = execute_lecture(project, lecture_dir, versions=deck.versions)
+    assert execution is not None  # (not cached_only)
+    return slides_of(full_deck(linking_writer(deck.preview, execution)))
+
+
+def served_slides(project: Project, lecture_dir: Path) -> list[str]:
+    """The slides of the deck the server serves now."""
+    return slides_of(PreviewProject(project.root).output_dir.joinpath(lecture_dir.name, "slides.html")
+                     .read_text(encoding="utf-8"))
 
 
 def lecture_paths(lecture_dir: Path) -> list[str]:
@@ -184,20 +300,19 @@ def serve(decks: list[PreviewDeck], host: str, port: int, parent: int | None = N
 
     # livereload drops a change that comes within 3 s of the last reload; an author saves more often.
     LiveReloadHandler.DEFAULT_RELOAD_TIME = 0.2
-    pending: list[str] = []
 
     def poll_tasks(cls: Any) -> None:
         """livereload's, except that a rebuilt deck is announced once a browser is there to hear it:
         livereload drops it when the browser is itself reloading (not connected for a moment, after
         the save before) or was reloaded a moment ago, and the screen would keep the older deck.
-        Only a build announces (livereload also took a file it saw for the first time for a change)."""
-        builds = sum(deck.builds for deck in decks)
-        filepath, _delay = cls.watcher.examine()  # runs the builds of what changed
-        if sum(deck.builds for deck in decks) != builds:
-            pending[:] = [filepath or "*"]
-        if pending and cls.waiters and time.time() - cls._last_reload_time >= cls.DEFAULT_RELOAD_TIME:
-            cls.watcher.filepath = pending.pop()
-            cls.reload_waiters()
+        Only a build announces (livereload also took a file it saw for the first time for a change);
+        slides rewritten in place are named, for the page to replace them without reloading."""
+        cls.watcher.examine()  # runs the builds of what changed
+        if cls.waiters and time.time() - cls._last_reload_time >= cls.DEFAULT_RELOAD_TIME:
+            told = [message for deck in decks if (message := deck.announcement())]
+            if told:
+                cls.watcher.filepath = told[0] if len(told) == 1 else "*"
+                cls.reload_waiters()
 
     LiveReloadHandler.poll_tasks = classmethod(poll_tasks)
     from tornado import web
@@ -218,34 +333,77 @@ def serve(decks: list[PreviewDeck], host: str, port: int, parent: int | None = N
                 # A folder linked into the project (node_modules in a throwaway copy) is served too.
                 files["allowed_symlink_directory"] = [here] + [
                     str(link.resolve()) for link in project_root.iterdir() if link.is_symlink() and link.is_dir()]
-            return [(re.escape(here) + r"/(.*)", self.SFH, files),
+            decks_at = {deck.path.resolve().as_posix(): deck for deck in decks}
+
+            static_files: Any = self.SFH
+
+            class DeckFiles(static_files):  # type: ignore[misc]
+                """The project's files; a deck nobody opened yet in this session (a browser left on
+                it from the last one) is built before it is sent."""
+
+                def get(self, path: str, include_body: bool = True) -> Any:
+                    deck = decks_at.get(f"{here}/{path}")
+                    if deck is not None:
+                        if not deck.opened:
+                            deck.build()
+                        deck.fetched_at = time.time()
+                    return super().get(path, include_body)
+
+            return [(re.escape(here) + r"/(.*)", DeckFiles, files),
                     (r"/([^/]+)/slides\.html", DeckRedirect),
                     *super().get_web_handlers(script)]
 
+    by_name = {deck.lecture_dir.name: deck for deck in decks}
+
     class DeckRedirect(web.RequestHandler):
+        """`/<lecture>/slides.html`: the deck, built when it is opened first (a course of 91
+        lectures starts at once and builds only what is looked at)."""
+
         def get(self, lecture: str) -> None:
-            deck = decks[0].preview.output_dir.resolve() / lecture / "slides.html"
-            if not deck.exists():
+            deck = by_name.get(lecture)
+            if deck is None:
                 raise web.HTTPError(404)
-            self.redirect(deck.as_posix())
+            if not deck.opened:
+                deck.build()
+            if not deck.path.exists():
+                self.set_status(500)
+                self.finish(f"<!doctype html><meta charset=utf-8><pre>{html.escape(deck.last_error or '')}</pre>")
+                return
+            self.redirect(deck.path.resolve().as_posix())
 
     server = ProjectServer(watcher=QuickWatcher())
+
+    def rebuild(deck: PreviewDeck) -> Callable[[], object]:
+        return lambda: deck.build() if deck.opened else None
+
     for deck in decks:
         for path in lecture_paths(deck.lecture_dir):
-            server.watch(path, deck.build)
+            server.watch(path, rebuild(deck))
+
     def build_all() -> None:
         for deck in decks:
-            deck.build()
+            if deck.opened:
+                deck.build()
     for path in shared_paths(decks[0].project):
         server.watch(path, build_all)
+
+    def read_sections() -> None:
+        """Once a full build's reload is announced, read that deck's sections for the next save."""
+        for deck in decks:
+            if deck.unread is not None and time.time() - deck.unread[1] > (3 if any(d.unannounced for d in decks) else 0.3):
+                deck.read_sections()
+                return
+    ioloop.PeriodicCallback(read_sections, 250).start()
     if parent is not None:
         def parent_gone() -> None:
             if os.getppid() != parent:
                 os._exit(0)
         ioloop.PeriodicCallback(parent_gone, 1000).start()
     write_index(decks)
-    for deck in decks:
-        deck.say(f"preview: http://{host}:{port}/{deck.lecture_dir.name}/slides.html")
+    if len(decks) == 1:
+        decks[0].say(f"preview: http://{host}:{port}/{decks[0].lecture_dir.name}/slides.html")
+    else:
+        decks[0].say(f"preview: http://{host}:{port}/ ({len(decks)} lectures; a deck is built when it is opened)")
     decks[0].say("(Ctrl-C stops)")
     try:
         server.serve(host=host, port=port, root=str(decks[0].preview.output_dir), open_url_delay=None,
@@ -253,3 +411,4 @@ def serve(decks: list[PreviewDeck], host: str, port: int, parent: int | None = N
     except OSError as err:
         raise LectureError(f"cannot serve on {host}:{port} ({err.strerror}): choose another with --port",
                            decks[0].lecture_dir) from None
+

@@ -74,6 +74,12 @@ def provenance(environment: Environment) -> dict[str, str]:
     return meta
 
 
+def _cell(cell_type: str, source: str, **fields: Any) -> Any:
+    """A notebook cell as nbformat.v4.new_*_cell makes it, without its schema validation per cell
+    (a third of the time a preview's rebuild spends reading a lecture): the cells are ours."""
+    return nbformat.from_dict({"id": "", "cell_type": cell_type, "metadata": {}, "source": source, **fields})
+
+
 def executed_notebook(lecture: qmd.Lecture, execution: Execution, project_root: Path) -> Any:
     """Build the executed notebook from the parsed lecture and its execution record. Places, code and
     sentences are today's lecture's (a cached execution may predate a prose edit); outputs, values
@@ -97,12 +103,12 @@ def executed_notebook(lecture: qmd.Lecture, execution: Execution, project_root: 
             run: ProseRun | CellRun = ProseRun(file, block.line, [InlineValue(i.expr, v) for i, v in zip(block.inline, values)],
                            _claims(block, said.claims, project_root))
             text = relinked_images(block, notebook_dir)
-            cell = nbformat.v4.new_markdown_cell(qmd.replace_inline(text, [_as_text(v) for v in values]))
+            cell = _cell("markdown", qmd.replace_inline(text, [_as_text(v) for v in values]))
         else:
             ran = next(cells)
             run = CellRun(file, block.line, block.label, block.heading, block.options, block.code,
                           ran.outputs, ran.execution_count, ran.seconds, ran.raised)
-            cell = nbformat.v4.new_code_cell(option_lines(block.options) + block.code)
+            cell = _cell("code", option_lines(block.options) + block.code, execution_count=None, outputs=[])
             cell.outputs = [nbformat.from_dict(o) for o in ran.outputs]
             cell.execution_count = ran.execution_count
             if block.options.get("error") and ran.raised:

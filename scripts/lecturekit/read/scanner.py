@@ -106,6 +106,18 @@ class Cell:
 Block = Markdown | Cell
 
 
+
+def _load_options(text: str) -> Any:
+    """'#|' options as yaml.safe_load reads them, with libyaml's parser when PyYAML has it (the
+    pure-Python one is most of the time a lecture takes to read); an error is the pure-Python one's."""
+    loader = getattr(yaml, "CSafeLoader", None)
+    if loader is not None:
+        try:
+            return yaml.load(text, Loader=loader) or {}
+        except yaml.YAMLError:
+            pass
+    return yaml.safe_load(text) or {}
+
 class Scanner:
     """Line scanner in the manner of jupytext: markdown runs between executable cells."""
 
@@ -224,7 +236,7 @@ class Scanner:
                 break
         code_lines = body[len(option_lines):]
         try:
-            options = yaml.safe_load("\n".join(option_lines)) or {} if option_lines else {}
+            options = _load_options("\n".join(option_lines)) if option_lines else {}
         except yaml.YAMLError as err:
             raise LectureError(f"malformed '#|' cell options: {yaml_error_text(err)}", path,
                                lineno + 1 + yaml_error_line(err)) from None

@@ -7,6 +7,7 @@ Outputs are shown as text (never as HTML), so whatever a cell prints cannot run 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,11 @@ def _text_output(kind: str, text: str, classes: str = "") -> str:
     return f"::: {{.cell-output .cell-output-{kind}}}\n" + _fence(strip_ansi(text), info) + ":::\n"
 
 
+def join_parts(parts: Iterable[str]) -> str:
+    """The document from its cells' markdown: a blank line between blocks."""
+    return "\n\n".join(p.rstrip("\n") for p in parts if p.strip()) + "\n"
+
+
 class MarkdownEmitter:
     """Emit one format's markdown; figure files land in `figures_dir` (figures/<lecture>/), linked
     relative to `markdown_dir`, where the markdown is written (pandoc and Typst resolve from there).
@@ -48,16 +54,20 @@ class MarkdownEmitter:
         self.echo_default = echo_default
 
     def emit(self, nb: NotebookNode) -> str:
-        parts: list[str] = []
+        return join_parts(text for _cell, text in self.parts(nb))
+
+    def parts(self, nb: NotebookNode) -> list[tuple[NotebookNode, str]]:
+        """Each cell with its markdown ("" for a cell that shows nothing), in order."""
+        parts: list[tuple[NotebookNode, str]] = []
         for cell, figures in zip(nb.cells, cell_figures(nb)):
             if cell.cell_type == "raw":
-                parts.append(cell.source + "\n")
+                parts.append((cell, cell.source + "\n"))
             elif cell.cell_type == "markdown":
-                parts.append(cell.source)
+                parts.append((cell, cell.source))
             else:
                 self._names = {f.output_index: f for f in figures}
-                parts.append(self._code_cell(cell))
-        return "\n\n".join(p.rstrip("\n") for p in parts if p.strip()) + "\n"
+                parts.append((cell, self._code_cell(cell)))
+        return parts
 
     def _code_cell(self, cell: NotebookNode) -> str:
         meta = cell.metadata.get("lecture", {})

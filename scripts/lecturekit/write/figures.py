@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from lecturekit.errors import LectureError
-from lecturekit.fsutil import write_atomic, write_if_changed
+from lecturekit.fsutil import write_if_changed
 
 FIGURES_DIR = "figures"
 MANIFEST = ".generated"

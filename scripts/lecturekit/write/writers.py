@@ -56,10 +56,12 @@ class LectureWriter:
         execute = {**(self.project.config.get("execute") or {}), **(self.execution.lecture.meta.get("execute") or {})}
         return bool(self.format_options(fmt).get("echo", execute.get("echo", True)))
 
+    def emitter(self, fmt: Format) -> MarkdownEmitter:
+        return MarkdownEmitter(fmt, lecture_figures_dir(self.project.root, self.name),
+                               echo_default=self.echo_default(fmt), markdown_dir=self.build)
+
     def markdown(self, fmt: Format) -> Path:
-        emitter = MarkdownEmitter(fmt, lecture_figures_dir(self.project.root, self.name),
-                                  echo_default=self.echo_default(fmt), markdown_dir=self.build)
-        text = emitter.emit(self.execution.notebook)
+        text = self.emitter(fmt).emit(self.execution.notebook)
         path = self.build / f"{self.name}.{fmt.name}.md"
         path.write_text(text, encoding="utf-8")
         return path
