@@ -315,6 +315,7 @@ def test_quarto_executing_the_source_gives_the_same_lecture(browser, ours, draft
     filters do the rest, without our executor."""
     project, run = drafts[lecture]
     log = run.stdout + run.stderr
+    (ROOT / "tests" / "artifacts").mkdir(parents=True, exist_ok=True)  # also when run on its own
     (ROOT / "tests" / "artifacts" / f"quarto-render-source-{lecture}.log").write_text(log, encoding="utf-8")
     assert run.returncode == 0, log[-4000:]
     assert "Executing 'index.quarto_ipynb'" in log  # Quarto ran the cells in its own kernel
