@@ -706,6 +706,43 @@ CPU_SETTINGS = {
 }
 
 
+def _setting_env(setting):
+    """This process's environment without output-changing variables, plus a setting's."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(kernelenv.OUTPUT_PREFIXES)}
+    return {**env, **setting}
+
+
+def _avx2_setting():
+    setting = {"ATEN_CPU_CAPABILITY": "avx2"}
+    if "avx2" in cache.machine()["isa"]:  # forcing AVX2 kernels on a CPU without AVX2 would crash NumPy
+        setting["OPENBLAS_CORETYPE"] = "Haswell"
+    return setting
+
+
+_EXECUTE = ("import sys; from pathlib import Path; from lecturekit.project import Project; "
+            "from lecturekit.execute.build import execute_lecture; root = Path(sys.argv[1]); "
+            "execute_lecture(Project(root), root / 'lectures' / sys.argv[2])")
+
+
+@pytest.fixture(scope="module")
+def setting_executions():
+    """Every execution the kernel-setting tests below check, run first in processes of their own
+    with the setting in their environment, one lecture beside the other (a lecture's executions
+    take turns: one lecture, one lock), and cached under the setting's own key. Each test then
+    checks its setting's execution, whose record says what it ran under."""
+    from concurrent.futures import ThreadPoolExecutor
+    runs = {lecture: [CPU_SETTINGS[s] for s in CPU_SETTINGS] for lecture in LECTURES}
+    runs["09-nn-module"].append(_avx2_setting())
+
+    def lane(lecture):
+        for setting in runs[lecture]:
+            done = subprocess.run([sys.executable, "-c", _EXECUTE, str(ROOT), lecture], env=_setting_env(setting),
+                                  capture_output=True, text=True, timeout=1800)
+            assert done.returncode == 0, f"{lecture} under {setting}:\n{done.stderr[-3000:]}"
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        list(pool.map(lane, runs))
+
+
 @functools.cache
 def _native_capability():
     env = {k: v for k, v in os.environ.items() if not kernelenv.is_output_variable(k)}
@@ -716,7 +753,8 @@ def _native_capability():
 
 @pytest.mark.parametrize("setting", list(CPU_SETTINGS))
 @pytest.mark.parametrize("lecture", LECTURES)
-def test_lecture_outputs_hold_under_other_cpu_kernels_and_thread_counts(lecture, setting, monkeypatch):
+def test_lecture_outputs_hold_under_other_cpu_kernels_and_thread_counts(lecture, setting, monkeypatch,
+                                                                       setting_executions):
     """One execution per lecture and setting (cached under its own key afterwards), checked exactly
     against the same tests/expected as the machine's own kernels."""
     env = dict(CPU_SETTINGS[setting])
@@ -735,13 +773,12 @@ def test_lecture_outputs_hold_under_other_cpu_kernels_and_thread_counts(lecture,
     _fail_once(checked)
 
 
-def test_lecture09_under_avx2_kernels_and_openblas_haswell(monkeypatch):
+def test_lecture09_under_avx2_kernels_and_openblas_haswell(monkeypatch, setting_executions):
     """An AMD EPYC's choice: ATen's AVX2 kernels and OpenBLAS's Haswell-family kernels."""
     for name in [k for k in os.environ if k.startswith(kernelenv.OUTPUT_PREFIXES)]:
         monkeypatch.delenv(name)
-    monkeypatch.setenv("ATEN_CPU_CAPABILITY", "avx2")
-    if "avx2" in cache.machine()["isa"]:  # forcing AVX2 kernels on a CPU without AVX2 would crash NumPy
-        monkeypatch.setenv("OPENBLAS_CORETYPE", "Haswell")
+    for name, value in _avx2_setting().items():
+        monkeypatch.setenv(name, value)
     checked = check_lecture(Project(ROOT), ROOT / "lectures" / "09-nn-module", update=False)
     assert checked.versions["env"]["ATEN_CPU_CAPABILITY"] == "avx2"
     _fail_once(checked)

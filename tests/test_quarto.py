@@ -299,12 +299,23 @@ def test_handout_matches(ours, theirs):
         [h for h in mine.headings if "অনুশীলনী" in h[1] or "আলোচনার" in h[1]]
 
 
-def test_quarto_executing_the_source_gives_the_same_lecture(browser, ours, tmp_path_factory, lecture):
+@pytest.fixture(scope="module")
+def drafts(tmp_path_factory):
+    """`quarto render lectures/<lecture>/index.qmd` of every lecture, each in a project copy of its
+    own, two at a time: Quarto's kernel runs a lecture's cells on one core, once per format."""
+    from concurrent.futures import ThreadPoolExecutor
+    projects = {str(lecture): project_copy(tmp_path_factory.mktemp("quarto-source")) for lecture in LECTURES}
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        runs = pool.map(lambda name: quarto(projects[name], f"lectures/{name}/index.qmd"), projects)
+        return {name: (projects[name], run) for name, run in zip(projects, runs)}
+
+
+def test_quarto_executing_the_source_gives_the_same_lecture(browser, ours, drafts, lecture):
     """`quarto render lectures/<lecture>/index.qmd`: Quarto runs the cells in its own kernel and our
     filters do the rest, without our executor."""
-    project = project_copy(tmp_path_factory.mktemp("quarto-source"))
-    run = quarto(project, f"lectures/{lecture}/index.qmd")
+    project, run = drafts[lecture]
     log = run.stdout + run.stderr
+    (ROOT / "tests" / "artifacts").mkdir(parents=True, exist_ok=True)  # also when run on its own
     (ROOT / "tests" / "artifacts" / f"quarto-render-source-{lecture}.log").write_text(log, encoding="utf-8")
     assert run.returncode == 0, log[-4000:]
     assert "Executing 'index.quarto_ipynb'" in log  # Quarto ran the cells in its own kernel
