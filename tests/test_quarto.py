@@ -560,8 +560,9 @@ def last_step_screenshots(browser, deck: Path) -> dict:
 def test_both_engines_draw_the_same_slides(project_builder, browser):
     """A small lecture with prose, a list, a code cell and its output, a callout and a stepper, rendered
     by `quarto render` and by scripts/render: every content slide at its last step looks the same, pixel
-    for pixel up to anti-aliasing (theme, fonts, spacing, code panels, line numbers, the stepper's band,
-    the slide menu button and number)."""
+    for pixel up to anti-aliasing (theme, fonts, spacing, code panels, line numbers, a wrapped code line,
+    the stepper's band, the slide menu button and number). The code has no token the two highlighters
+    (pandoc's under Quarto, highlight.js in ours) class differently."""
     from PIL import ImageChops
     from helpers import run_render
     project = small_quarto_project(project_builder, ["01-one"])
@@ -574,7 +575,7 @@ def test_both_engines_draw_the_same_slides(project_builder, browser):
         ```{python}
         #| label: steps
         #| code-line-numbers: "|1|2"
-        total = 1 + 2
+        total = 1 + 2  # a line long enough to wrap in the stepper's code column, under its first character
         print(total)
         ```
 
