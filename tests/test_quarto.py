@@ -26,6 +26,7 @@ import re
 import shutil
 import signal
 import subprocess
+import textwrap
 import time
 import urllib.request
 from pathlib import Path
@@ -535,3 +536,97 @@ def test_quarto_preview_serves_our_execution_and_reloads(project_builder, browse
                 break
             assert time.time() < deadline, f"the preview server outlived quarto preview ({form})"
             time.sleep(0.3)
+
+
+# Pixels that differ by more than this (of 255, greyscale) count as a visible difference; the rest is
+# anti-aliasing. A slide may differ in at most MAX_DIFFERENT_PIXELS of them (a glyph's edge here and there).
+VISIBLE_LEVEL = 40
+MAX_DIFFERENT_PIXELS = 150
+
+
+def last_step_screenshots(browser, deck: Path) -> dict:
+    """Every content slide of the deck at its last step, as a PIL image, by slide id."""
+    from PIL import Image
+    import io
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    shots = {}
+    try:
+        page.goto(deck.as_uri())
+        page.wait_for_function("window.Reveal && Reveal.isReady()")
+        page.evaluate("document.fonts.ready.then(() => true)")
+        page.add_style_tag(content="*, *::before, *::after { transition: none !important; animation: none !important; }")
+        for index in range(page.evaluate("Reveal.getSlides().length")):
+            ident = page.evaluate(f"""() => {{ const s = Reveal.getSlides()[{index}]; const at = Reveal.getIndices(s);
+              const steps = [...s.querySelectorAll('.fragment')].map(f => +(f.getAttribute('data-fragment-index') || 0));
+              Reveal.slide(at.h, at.v, steps.length ? Math.max(...steps) : -1); return s.id; }}""")
+            if ident and ident != "title-slide":
+                page.wait_for_timeout(50)
+                shots[ident] = Image.open(io.BytesIO(page.screenshot())).convert("L")
+    finally:
+        context.close()
+    return shots
+
+
+def test_both_engines_draw_the_same_slides(project_builder, browser):
+    """A small lecture with prose, a list, a code cell and its output, a callout and a stepper, rendered
+    by `quarto render` and by scripts/render: every content slide at its last step looks the same, pixel
+    for pixel up to anti-aliasing (theme, fonts, spacing, code panels, line numbers, a wrapped code line,
+    the stepper's band, the slide menu button and number). The code has no token the two highlighters
+    (pandoc's under Quarto, highlight.js in ours) class differently."""
+    from PIL import ImageChops
+    from helpers import run_render
+    project = small_quarto_project(project_builder, ["01-one"])
+    index = project / "lectures" / "01-one" / "index.qmd"
+    index.write_text(index.read_text(encoding="utf-8") + textwrap.dedent("""
+
+        ## ধাপে ধাপে {#sec-steps}
+
+        ::: {#stp-steps .stepper}
+        ```{python}
+        #| label: steps
+        #| code-line-numbers: "|1|2"
+        total = 1 + 2  # a line long enough to wrap in the stepper's code column, under its first character
+        print(total)
+        ```
+
+        1. **যোগ।** দুটি সংখ্যা যোগ হয়।
+        2. **ছাপা।** ফল ছাপা হয়।
+        :::
+
+        ::: {.notes}
+        ধাপে ধাপে বলুন।
+        :::
+
+        ## তালিকা আর বাক্স {#sec-list}
+
+        - প্রথম কথা
+        - দ্বিতীয় কথা
+
+        ::: {.callout-note}
+        একটি ছোট নোট।
+        :::
+
+        ::: {.notes}
+        তালিকা পড়ুন।
+        :::
+        """), encoding="utf-8")
+    theirs = quarto(project)
+    assert theirs.returncode == 0, (theirs.stdout + theirs.stderr)[-3000:]
+    quarto_deck = project / "_output" / "01-one" / "slides.html"
+    quarto_shots = last_step_screenshots(browser, quarto_deck)
+    ours = run_render(project, "--quiet")
+    assert ours.returncode == 0, ours.stderr[-3000:]
+    our_shots = last_step_screenshots(browser, project / "_output" / "01-one" / "slides.html")
+    assert sorted(quarto_shots) == sorted(our_shots) and "sec-steps" in our_shots, (sorted(quarto_shots), sorted(our_shots))
+    different = {}
+    for ident, mine in our_shots.items():
+        diff = ImageChops.difference(mine, quarto_shots[ident]).point(lambda v: 255 if v > VISIBLE_LEVEL else 0)
+        count = diff.histogram()[255]
+        if count > MAX_DIFFERENT_PIXELS:
+            different[ident] = (count, diff.getbbox())
+            ARTIFACTS = ROOT / "tests" / "artifacts"
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            mine.save(ARTIFACTS / f"engines-{ident}-ours.png")
+            quarto_shots[ident].save(ARTIFACTS / f"engines-{ident}-quarto.png")
+    assert not different, f"slides that look different (pixels, where; tests/artifacts/engines-*): {different}"

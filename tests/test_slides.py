@@ -14,9 +14,10 @@ QUIZZES = lectures_with(r"\{\.quiz\b")
 BN_DIGITS = str.maketrans("0123456789", "০১২৩৪৫৬৭৮৯")
 LOCAL_SCHEMES = ("file:", "data:", "blob:", "about:")
 
-# Every visible box of the current slide against the 1280x720 frame; scrolling boxes are checked as
-# one box, and reported when their content is cut (scrollHeight > clientHeight); a column that is not
-# cut is looked into, for the code panels it holds.
+# Every visible box of the current slide against the 1280x720 frame, and every box inside a scrolling
+# box against what that box shows (its padding box, within the boxes around it): a code line that
+# starts left of its panel or runs past it is cut, though the panel does not scroll (scrollWidth counts
+# no overflow to the left). A scrolling box whose content overflows is reported once, as cut.
 STEP_REPORT = r"""
 () => {
   const frame = document.querySelector('.reveal .slides').getBoundingClientRect();
@@ -26,29 +27,41 @@ STEP_REPORT = r"""
     return cs.visibility !== 'hidden' && cs.display !== 'none' && parseFloat(cs.opacity) > 0; };
   const scrolls = el => /(auto|scroll|hidden|clip)/.test(getComputedStyle(el).overflowY + getComputedStyle(el).overflowX);
   const name = el => el.tagName.toLowerCase() + (el.className && typeof el.className === 'string' ? '.' + el.className.trim().split(/\s+/).join('.') : '');
-  const walk = el => {
+  const beyond = (r, c, slack) => Math.round(Math.max(r.bottom - c.bottom, r.right - c.right, c.top - r.top, c.left - r.left) - slack);
+  // `clip`: what the scrolling boxes around `el` let show (their padding boxes), and the box that clips.
+  const walk = (el, clip) => {
     for (const child of el.children) {
-      // Screen-reader-only copies (KaTeX's MathML) are clipped to nothing on purpose.
       if (child.tagName === 'ASIDE' || child.classList.contains('katex-mathml') || !shown(child)) continue;
       const r = child.getBoundingClientRect();
-      if (r.width > 0 && r.height > 0 && (r.left < frame.left - 2 || r.right > frame.right + 2 ||
-          r.top < frame.top - 4 || r.bottom > frame.bottom + 2))
-        outside.push({box: name(child), text: child.textContent.trim().slice(0, 50),
-                      by: Math.round(Math.max(r.bottom - frame.bottom, r.right - frame.right, frame.top - r.top, frame.left - r.left))});
-      if (scrolls(child) && !child.classList.contains('katex')) {
+      if (r.width > 0 && r.height > 0) {
+        if (r.left < frame.left - 2 || r.right > frame.right + 2 || r.top < frame.top - 4 || r.bottom > frame.bottom + 2)
+          outside.push({box: name(child), text: child.textContent.trim().slice(0, 50),
+                        by: Math.round(Math.max(r.bottom - frame.bottom, r.right - frame.right, frame.top - r.top, frame.left - r.left))});
+        else if (clip && beyond(r, clip.rect, 2) > 0)
+          cut.push({box: name(child), text: child.textContent.trim().slice(0, 50), marked: !!child.closest('.scrollable'),
+                    in: name(clip.box), hidden: beyond(r, clip.rect, 0), wide: 0});
+      }
+      // A formula's or a drawing's parts are clipped by their own viewport.
+      if (child.classList.contains('katex') || child.tagName.toLowerCase() === 'svg') continue;
+      let inner = clip;
+      if (scrolls(child)) {
         if (child.scrollHeight > child.clientHeight + 2 || child.scrollWidth > child.clientWidth + 2) {
           cut.push({box: name(child), text: child.textContent.trim().slice(0, 50),
                     marked: !!child.closest('.scrollable'),
                     hidden: child.scrollHeight - child.clientHeight, wide: child.scrollWidth - child.clientWidth});
           continue;
         }
-        // A column that holds all it shows may still hold a code panel that cuts its lines.
-        if (!child.classList.contains('column')) continue;
+        // What it shows: its padding box (inside its borders and scroll bars).
+        const left = r.left + child.clientLeft, top = r.top + child.clientTop;
+        const rect = {left, top, right: left + child.clientWidth, bottom: top + child.clientHeight};
+        if (clip) { rect.left = Math.max(rect.left, clip.rect.left); rect.top = Math.max(rect.top, clip.rect.top);
+                    rect.right = Math.min(rect.right, clip.rect.right); rect.bottom = Math.min(rect.bottom, clip.rect.bottom); }
+        inner = {rect, box: child};
       }
-      walk(child);
+      walk(child, inner);
     }
   };
-  walk(slide);
+  walk(slide, null);
   return {outside, cut};
 }
 """

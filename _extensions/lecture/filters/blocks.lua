@@ -224,6 +224,21 @@ local render_figure = C.renderer("figure", {
   default = keep,
 })
 
+-- Quarto reads a cell's `class-output` from the notebook onto the cell but leaves the printed text
+-- unclassed; class it as scripts/render does (`python`: printed source, highlighted as code).
+local function quarto_class_output(cell)
+  local classes = cell.attributes["class-output"]
+  if not classes or classes == "" then return nil end
+  return cell:walk({ Div = function(out)
+    if not C.has_class(out, "cell-output-stdout") then return nil end
+    return out:walk({ CodeBlock = function(cb)
+      cb.classes = pandoc.List({})
+      for cls in classes:gmatch("%S+") do cb.classes:insert(cls) end
+      return cb
+    end })
+  end })
+end
+
 return {
   Callout = quarto_callout,
   Math = render_math,
@@ -233,6 +248,7 @@ return {
       if C.quarto then el = quarto_output(el) end
       return render_output(el)
     end
+    if C.quarto and C.has_class(el, "cell") then return quarto_class_output(el) end
     local kind = callout_kind(el)
     if kind and not C.quarto then return callout(el, kind, CALLOUT_TITLES[kind] or kind) end
     for cls, title in pairs(BOXES) do
