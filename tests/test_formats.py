@@ -6,6 +6,7 @@ from types import SimpleNamespace
 import nbformat
 import pytest
 
+from lecturekit.execute.record import Execution
 from lecturekit.read import qmd
 from lecturekit.write.emit import MarkdownEmitter
 from lecturekit.errors import LectureError
@@ -95,7 +96,8 @@ def _writer(builder, front):
     lecture = qmd.read_lecture(folder / "index.qmd", builder.root)
     notebook = nbformat.v4.new_notebook()
     notebook.metadata["lecture"] = {"versions": {"python": "3.11", "torch": "2.13.0"}, "executed_at": 0}
-    return LectureWriter(project, SimpleNamespace(lecture=lecture, notebook=notebook)), project
+    record = Execution.from_notebook(notebook)
+    return LectureWriter(project, SimpleNamespace(lecture=lecture, notebook=notebook, record=record)), project
 
 
 def test_pandoc_arguments_per_format(project_builder):
