@@ -293,22 +293,20 @@ def test_pandoc_writes_the_handler_that_is_refused(case):
     assert handlers and f"attribute '{handlers[0]}'" == says, html
 
 
-def test_the_event_handlers_are_those_chromium_runs():
+def test_the_event_handlers_are_those_chromium_runs(browser):
     """The set the rule refuses holds every `on…` handler Chromium knows (a newer browser with a
     new event fails here, not in a deck)."""
-    from playwright.sync_api import sync_playwright
     from lecturekit.read.events import EVENT_HANDLERS
-    with sync_playwright() as play:
-        browser = play.chromium.launch(executable_path="/usr/bin/chromium")
-        try:
-            names = browser.new_page().evaluate("""() => {
-              const found = new Set();
-              for (const start of [HTMLElement.prototype, SVGElement.prototype, Document.prototype, window,
-                                   HTMLBodyElement.prototype, HTMLMediaElement.prototype])
-                for (let o = start; o; o = Object.getPrototypeOf(o))
-                  for (const key of Object.getOwnPropertyNames(o)) if (/^on[a-z]+$/.test(key)) found.add(key);
-              return [...found];
-            }""")
-        finally:
-            browser.close()
+    page = browser.new_page()
+    try:
+        names = page.evaluate("""() => {
+          const found = new Set();
+          for (const start of [HTMLElement.prototype, SVGElement.prototype, Document.prototype, window,
+                               HTMLBodyElement.prototype, HTMLMediaElement.prototype])
+            for (let o = start; o; o = Object.getPrototypeOf(o))
+              for (const key of Object.getOwnPropertyNames(o)) if (/^on[a-z]+$/.test(key)) found.add(key);
+          return [...found];
+        }""")
+    finally:
+        page.close()
     assert "onclick" in names and set(names) <= EVENT_HANDLERS, sorted(set(names) - EVENT_HANDLERS)
