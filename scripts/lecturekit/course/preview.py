@@ -114,6 +114,10 @@ class PreviewDeck:
             executed = time.perf_counter()
             writer = linking_writer(self.preview, execution)
             sections = sections_of(writer)
+            if self.unread is not None:
+                # A save before the server's idle moment came: the last full deck's sections are
+                # read now, so this save still rewrites only its own slides.
+                self.read_sections()
             emitted = time.perf_counter()
             why, file = self.sections.splice(writer, sections, self.path) if self.path.exists() \
                 else ("no deck yet", "")
