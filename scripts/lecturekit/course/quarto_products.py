@@ -169,8 +169,8 @@ MANIFEST = "quarto-products.json"
 FORMAT_PRODUCTS = {"revealjs": "slides.html", "typst": "handout.pdf"}
 
 
-def read_state(path: Path, what: str) -> dict[str, dict[str, Any]]:
-    """{name: dict} from a state file of ours; a file that is damaged (bytes, JSON, shape) is
+def read_state(path: Path, what: str, kind: type = dict) -> dict[str, Any]:
+    """{name: `kind`} from a state file of ours; a file that is damaged (bytes, JSON, shape) is
     discarded with one warning, and what it recorded is made again."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -178,7 +178,7 @@ def read_state(path: Path, what: str) -> dict[str, dict[str, Any]]:
         return {}
     except (OSError, ValueError):  # ValueError: not UTF-8, not JSON
         data = None
-    if isinstance(data, dict) and all(isinstance(value, dict) for value in data.values()):
+    if isinstance(data, dict) and all(isinstance(value, kind) for value in data.values()):
         return data
     print(f"warning: {path}: damaged {what}, discarded (what it recorded is made again)", file=sys.stderr)
     return {}
@@ -191,7 +191,7 @@ class QuartoManifest:
     def __init__(self, project: Project, name: str):
         self.path = project.build_dir / name / MANIFEST
         self.output = project.output_dir / name
-        self.entries = read_state(self.path, "products manifest")
+        self.entries: dict[str, dict[str, Any]] = read_state(self.path, "products manifest")
 
     def _stat(self, product: str) -> list[int] | None:
         try:
@@ -357,7 +357,7 @@ def report_failures(project: Project) -> int:
 
     def inside(error: str) -> str:
         return error.replace(f"{project.root.resolve()}/", "").replace(f"{project.root}/", "")
-    failed = {name: inside(error) for name, error in read_state_strings(path).items()}
+    failed = {name: inside(error) for name, error in read_state(path, "list of failed lectures", str).items()}
     path.unlink(missing_ok=True)
     _page, _zips, unreadable = site.build_site(project, errors=failed)
     for name, message in unreadable.items():
@@ -370,14 +370,6 @@ def report_failures(project: Project) -> int:
         for error in failed.values():
             print(f"error: {error}", file=sys.stderr)
     return 1 if failed else 0
-
-
-def read_state_strings(path: Path) -> dict[str, str]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return {k: v for k, v in data.items() if isinstance(v, str)} if isinstance(data, dict) else {}
 
 
 PREVIEW_STUB = ('<!doctype html><meta charset="utf-8"><title>quarto preview</title>'
