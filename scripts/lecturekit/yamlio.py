@@ -7,13 +7,35 @@ import yaml
 
 KeyPath = tuple[str, ...]
 
+# libyaml's parser when PyYAML has it (the pure-Python one is most of the time a lecture takes to read).
+_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def load(text: str) -> Any:
+    """yaml.safe_load, refusing anchors and aliases (`&name`, `*name`): a few lines of aliases
+    expand to billions of values ("billion laughs"), and no option or state file needs them.
+    A refusal is a yaml.MarkedYAMLError at the anchor's or alias's line, as the parser's own are."""
+    if "&" in text or "*" in text:
+        for event in yaml.parse(text, Loader=_LOADER):
+            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+                raise yaml.MarkedYAMLError(None, None, "anchors and aliases (&name, *name) are not supported "
+                                           "(write the value out)", event.start_mark)
+    try:
+        return yaml.load(text, Loader=_LOADER)
+    except yaml.YAMLError:
+        if _LOADER is yaml.SafeLoader:
+            raise
+    return yaml.load(text, Loader=yaml.SafeLoader)  # the pure-Python parser's error names the place better
+
 
 def key_lines(text: str, first_line: int = 1) -> dict[KeyPath, int]:
     """Line of every mapping key in a YAML text, by key path: {("format", "typst"): 12, ...}."""
     lines: dict[KeyPath, int] = {}
+    seen: set[int] = set()  # an alias names a node again: walk each node once
 
     def walk(node: yaml.Node | None, prefix: KeyPath) -> None:
-        if isinstance(node, yaml.MappingNode):
+        if isinstance(node, yaml.MappingNode) and id(node) not in seen:
+            seen.add(id(node))
             for key, value in node.value:
                 if isinstance(key, yaml.ScalarNode):
                     path = prefix + (key.value,)
@@ -45,6 +67,7 @@ YAML_FIXES = (
     ("found character '\\t'", "indent with spaces, not tabs"),
     ("could not find expected ':'", "write 'key: value' on this line, or quote a value that runs on"),
     ("found undefined alias", "quote the value: a leading '*' names an alias"),
+    ("anchors and aliases", "quote the value if a leading '&' or '*' is meant as text"),
 )
 
 

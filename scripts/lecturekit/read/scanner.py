@@ -12,6 +12,7 @@ from typing import Any
 
 import yaml
 
+from lecturekit import schema, yamlio
 from lecturekit.errors import LectureError
 from lecturekit.fsutil import read_source
 from lecturekit.read.blocktypes import DIV_CLASSES, REQUIRED_PARENT
@@ -21,25 +22,14 @@ from lecturekit.read.claims import (AUTOLINK, CODE_SPAN, INLINE_EXPR, RAW_HTML, 
 from lecturekit.read.frontmatter import split_front_matter
 from lecturekit.yamlio import key_lines, yaml_error_line, yaml_error_text
 
-# Cell options the renderer understands (Quarto spellings), and what each must hold.
-CELL_OPTIONS: dict[str, type | tuple[type, ...]] = {
-    "label": str,
-    "echo": bool,
-    "eval": bool,
-    "output": bool,
-    "error": bool,
-    "include": bool,
-    "fig-cap": str,
-    "fig-alt": str,
-    "fig-width": (int, float),  # inches
-    "fig-height": (int, float),
-    "code-line-numbers": (str, bool),
-    "class-output": str,  # classes of the printed text, e.g. `python` for printed source
-    "file": str,
-    # Our own (Quarto keeps unknown cell options as metadata):
-    "timeout": (int, float),  # seconds this cell may run
-    "tolerance": (int, float, str, dict),  # numeric tolerance for the output check
-}
+# Cell options the renderer understands (Quarto spellings, and our own timeout and tolerance), and
+# what each may hold: schemas/cell-options.yaml.
+CELL_OPTIONS_SCHEMA = "cell-options"
+
+# What one lecture may read: a course's lecture is a dozen sections of tens of kilobytes each.
+MAX_INCLUDE_DEPTH = 8
+MAX_INCLUDES = 200
+MAX_LECTURE_BYTES = 10_000_000
 
 FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})\s*(?P<info>.*?)\s*$")
 EXEC_INFO = re.compile(r"^\{(?P<engine>[A-Za-z0-9_]+)(?P<rest>[^}]*)\}$")
@@ -108,15 +98,18 @@ Block = Markdown | Cell
 
 
 def _load_options(text: str) -> Any:
-    """'#|' options as yaml.safe_load reads them, with libyaml's parser when PyYAML has it (the
-    pure-Python one is most of the time a lecture takes to read); an error is the pure-Python one's."""
-    loader = getattr(yaml, "CSafeLoader", None)
-    if loader is not None:
+    """'#|' options as YAML (yamlio.load: no anchors or aliases)."""
+    return yamlio.load(text) or {}
+
+def _number(value: Any) -> Any:
+    """A string YAML 1.1 leaves unread as a number (`1e-6`), as the number; anything else as it is."""
+    if isinstance(value, str):
         try:
-            return yaml.load(text, Loader=loader) or {}
-        except yaml.YAMLError:
+            return float(value)
+        except ValueError:
             pass
-    return yaml.safe_load(text) or {}
+    return value
+
 
 class Scanner:
     """Line scanner in the manner of jupytext: markdown runs between executable cells."""
@@ -125,6 +118,8 @@ class Scanner:
         self.blocks = blocks  # the scan appends to it
         self.project_root = project_root
         self.heading = ""
+        self.included = 0  # includes followed so far
+        self.read_bytes = 0  # bytes of the sources read so far
 
     @staticmethod
     def _relative(named: str, path: Path, lineno: int) -> str:
@@ -194,7 +189,9 @@ class Scanner:
                                               path, lineno)
                 if target in chain:
                     raise LectureError(f"include cycle through {include['path']}", path, lineno)
+                self._bound_include(len(chain), path, lineno)
                 body = read_source(target, path, lineno)
+                self._bound_bytes(body, path, lineno)
                 meta, body, first = split_front_matter(body, target)
                 self.scan(body, target, first, chain + (target,))
                 i += 1
@@ -227,6 +224,23 @@ class Scanner:
             raise LectureError("fenced div ':::' opened here is never closed", path, divs[-1].line)
         flush()
 
+    def _bound_include(self, depth: int, path: Path, lineno: int) -> None:
+        """Includes are bounded: nested at most MAX_INCLUDE_DEPTH deep, at most MAX_INCLUDES in all
+        (files that include the next one twice would be read 2^depth times)."""
+        self.included += 1
+        if depth >= MAX_INCLUDE_DEPTH:
+            raise LectureError(f"includes nested more than {MAX_INCLUDE_DEPTH} deep (index.qmd includes a "
+                               "section, which may include a part: a chain this long is a mistake)", path, lineno)
+        if self.included > MAX_INCLUDES:
+            raise LectureError(f"more than {MAX_INCLUDES} includes in one lecture (the same file included "
+                               "again and again?)", path, lineno)
+
+    def _bound_bytes(self, text: str, path: Path, lineno: int) -> None:
+        self.read_bytes += len(text.encode())
+        if self.read_bytes > MAX_LECTURE_BYTES:
+            raise LectureError(f"the lecture's sources hold more than {MAX_LECTURE_BYTES:,} bytes with their "
+                               "includes (the same file included again and again?)", path, lineno)
+
     def _cell(self, body: list[str], path: Path, lineno: int) -> Cell:
         option_lines: list[str] = []
         for line in body:
@@ -244,31 +258,20 @@ class Scanner:
             raise LectureError("'#|' cell options must be 'key: value' lines", path, lineno + 1)
         # Each option is blamed on its own '#|' line.
         lines = key_lines("\n".join(option_lines), first_line=lineno + 1)
-        for key, value in options.items():
-            at = lines.get((str(key),), lineno + 1)
-            kind = CELL_OPTIONS.get(key)
-            if kind is None:
-                raise LectureError(f"cell option '{key}' is outside the supported subset "
-                                   f"({', '.join(sorted(CELL_OPTIONS))})", path, at)
-            allowed = kind if isinstance(kind, tuple) else (kind,)
-            if not isinstance(value, kind) or (isinstance(value, bool) and bool not in allowed):
-                raise LectureError(f"cell option '{key}' has the wrong type: {value!r}", path, at)
+        if isinstance(options.get("tolerance"), dict):
+            # YAML reads 1e-6 (no decimal point) as a string; it is still a number.
+            options["tolerance"] = {k: _number(v) if k in ("rel", "abs") else v
+                                    for k, v in options["tolerance"].items()}
+        label = options.get("label")
+        if isinstance(label, str) and not LABEL.fullmatch(label):
+            raise LectureError(f"cell label '{label}' may hold only {LABEL_RULE} (it names the cell's "
+                               "figure files and its anchor)", path, lines.get(("label",), lineno + 1))
+        schema.check(options, CELL_OPTIONS_SCHEMA, path, lines, what="cell option", line=lineno + 1)
         if isinstance(options.get("fig-cap"), str):
             # The caption is markdown in both products: the same rules as prose.
             at = lines.get(("fig-cap",), lineno + 1)
             self.check_markdown(blank_code_spans(options["fig-cap"]), path, at,
                                 "'fig-cap'")
-        label = options.get("label")
-        if label is not None and not LABEL.fullmatch(label):
-            raise LectureError(f"cell label '{label}' may hold only {LABEL_RULE} (it names the cell's "
-                               "figure files and its anchor)", path, lines.get(("label",), lineno + 1))
-        if isinstance(options.get("tolerance"), str):
-            # YAML reads 1e-6 (no decimal point) as a string; it is still a number.
-            try:
-                options["tolerance"] = float(options["tolerance"])
-            except ValueError:
-                raise LectureError(f"cell option 'tolerance' must be a number or {{rel, abs}}: "
-                                   f"{options['tolerance']!r}", path, lines.get(("tolerance",), lineno + 1)) from None
         code = "\n".join(code_lines).strip("\n")
         if "file" in options:
             source = self._inside_project((path.parent / self._relative(options["file"], path, lineno)).resolve(),
@@ -277,6 +280,7 @@ class Scanner:
             if code.strip():
                 raise LectureError("a cell with 'file:' must have no code of its own", path, lineno)
             code = read_source(source, path, lineno).strip("\n")
+            self._bound_bytes(code, path, lineno)
         return Cell(code=code, options=options, file=path, line=lineno, heading=self.heading)
 
     def _check_prose(self, block: Markdown, path: Path) -> None:

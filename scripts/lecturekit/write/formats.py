@@ -22,6 +22,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
 
+from lecturekit import schema
 from lecturekit.errors import LectureError
 from lecturekit.write.pdfprefs import display_doc_title
 from lecturekit.words import WORDS
@@ -357,6 +358,12 @@ def check_format_options(project: Project, lecture: Lecture) -> None:
     check_format_names(project.config.get("format"), project.config_path, project.config_lines)
     check_format_names(lecture.meta.get("format"), lecture.index, lecture.meta_lines)
     for fmt in FORMATS.values():
+        if schema.has(f"format-{fmt.name}"):  # each value's type, range, pattern: schemas/format-<name>.yaml
+            for config, path, lines in ((project.config, project.config_path, project.config_lines),
+                                        (lecture.meta, lecture.index, lecture.meta_lines)):
+                schema.check(_options(config.get("format"), fmt), f"format-{fmt.name}", path, lines,
+                             at=("format", fmt.name), what="format option", named=(fmt.name,),
+                             line=lines.get(("format", fmt.name)))
         for key, (_value, path, line) in option_sources(project, lecture, fmt).items():
             if key not in fmt.options:
                 raise LectureError(f"format option '{fmt.name}: {key}' is outside the supported subset "
