@@ -228,7 +228,7 @@ class Scanner:
         """Includes are bounded: nested at most MAX_INCLUDE_DEPTH deep, at most MAX_INCLUDES in all
         (files that include the next one twice would be read 2^depth times)."""
         self.included += 1
-        if depth >= MAX_INCLUDE_DEPTH:
+        if depth > MAX_INCLUDE_DEPTH:
             raise LectureError(f"includes nested more than {MAX_INCLUDE_DEPTH} deep (index.qmd includes a "
                                "section, which may include a part: a chain this long is a mistake)", path, lineno)
         if self.included > MAX_INCLUDES:
