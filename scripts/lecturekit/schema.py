@@ -47,7 +47,8 @@ def _date(checker: Any, value: object) -> bool:
 
 _TYPES = jsonschema.Draft202012Validator.TYPE_CHECKER.redefine_many(
     {"number": _finite_number, "integer": _finite_integer, "date": _date})
-_Validator = jsonschema.validators.extend(jsonschema.Draft202012Validator, type_checker=_TYPES)
+_extend: Any = jsonschema.validators.extend  # untyped in its stubs
+_Validator = _extend(jsonschema.Draft202012Validator, type_checker=_TYPES)
 
 
 @functools.cache
@@ -88,20 +89,24 @@ def check(value: Any, name: str, file: str | PathLike[str] | None, lines: Mappin
 
 
 def _unknown(error: ValidationError) -> list[str]:
-    known = set(error.schema.get("properties", {}))
-    return sorted(str(key) for key in error.instance if key not in known)
+    rules: Any = error.schema
+    instance: Any = error.instance
+    known = set(rules.get("properties", {}))
+    return sorted(str(key) for key in instance if key not in known)
 
 
 def _message(error: ValidationError, what: str, path: list[str]) -> str:
     name = ": ".join(path)
-    value = error.instance
+    value: Any = error.instance
+    rules: Any = error.schema
+    allowed: Any = error.validator_value
     shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "…"
-    rule = error.schema.get("description") if isinstance(error.schema, dict) else None
+    rule = rules.get("description") if isinstance(rules, dict) else None
     kind = error.validator
     if kind == "additionalProperties":
         key = _unknown(error)[0]
         full = ": ".join([*path, key])
-        known = sorted(error.schema.get("properties", {}))
+        known = sorted(rules.get("properties", {}))
         near = difflib.get_close_matches(key, known, n=1, cutoff=0.5)
         hint = f"did you mean '{near[0]}'?" if near else ""
         listed = f"known: {', '.join(known)}" if len(known) <= 20 else ""
@@ -109,23 +114,23 @@ def _message(error: ValidationError, what: str, path: list[str]) -> str:
     if kind == "required":
         return f"{what} '{name}' needs {error.message.split(' is a required')[0]}" + (f": {rule}" if rule else "")
     if kind == "type":
-        wanted = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+        wanted = allowed if isinstance(allowed, list) else [allowed]
         names = {"number": "a finite number", "integer": "a whole number", "object": "a mapping",
                  "array": "a list", "null": "nothing", "boolean": "true or false", "string": "a text",
                  "date": "a date"}
-        text = " or ".join(names.get(w, w) for w in wanted)
+        text = " or ".join(names.get(str(w), str(w)) for w in wanted)
         return f"{what} '{name}' has the wrong type: {shown} (it takes {text})" + (f"; {rule}" if rule else "")
     if kind == "enum":
-        return f"{what} '{name}' is {shown}; it takes one of: {', '.join(map(str, error.validator_value))}"
+        return f"{what} '{name}' is {shown}; it takes one of: {', '.join(map(str, allowed))}"
     if kind == "const":
-        return f"{what} '{name}' is {shown}; it takes only {error.validator_value!r}"
+        return f"{what} '{name}' is {shown}; it takes only {allowed!r}"
     if kind in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
         sign = {"minimum": "at least", "maximum": "at most", "exclusiveMinimum": "more than",
                 "exclusiveMaximum": "less than"}[kind]
-        return f"{what} '{name}' is {shown}; it must be {sign} {error.validator_value}" + (f" ({rule})" if rule else "")
+        return f"{what} '{name}' is {shown}; it must be {sign} {allowed}" + (f" ({rule})" if rule else "")
     if kind in ("minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties"):
         return f"{what} '{name}' is too {'short' if kind.startswith('min') else 'long'}: {error.message}"
     if kind == "pattern":
         return f"{what} '{name}' is {shown}, which is not allowed here" + (f": {rule}" if rule else
-                                                                         f" (pattern {error.validator_value})")
+                                                                         f" (pattern {allowed})")
     return f"{what} '{name}' is {shown}: {error.message}" + (f" ({rule})" if rule else "")

@@ -1,14 +1,14 @@
 """YAML read for people: where every key is, and a parser's error said at the line to look at."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import yaml
 
 KeyPath = tuple[str, ...]
 
 # libyaml's parser when PyYAML has it (the pure-Python one is most of the time a lecture takes to read).
-_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def load(text: str) -> Any:
@@ -16,14 +16,14 @@ def load(text: str) -> Any:
     expand to billions of values ("billion laughs"), and no option or state file needs them.
     A refusal is a yaml.MarkedYAMLError at the anchor's or alias's line, as the parser's own are."""
     if "&" in text or "*" in text:
-        for event in yaml.parse(text, Loader=_LOADER):
+        for event in yaml.parse(text, Loader=LOADER):
             if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
                 raise yaml.MarkedYAMLError(None, None, "anchors and aliases (&name, *name) are not supported "
-                                           "(write the value out)", event.start_mark)
+                                           "(write the value out)", cast(yaml.Mark, event.start_mark))
     try:
-        return yaml.load(text, Loader=_LOADER)
+        return yaml.load(text, Loader=LOADER)
     except yaml.YAMLError:
-        if _LOADER is yaml.SafeLoader:
+        if LOADER is yaml.SafeLoader:
             raise
     return yaml.load(text, Loader=yaml.SafeLoader)  # the pure-Python parser's error names the place better
 

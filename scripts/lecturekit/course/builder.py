@@ -146,10 +146,12 @@ class LectureResult:
     check: list[str] = field(default_factory=list)  # what the output check said (check/gate.py)
 
 
-def check_outputs(project: Project, execution: ExecutedLecture, result: LectureResult, accept: bool) -> bool:
-    """The outputs against tests/expected/ before anything is written; False stops the lecture."""
+def check_outputs(project: Project, execution: ExecutedLecture, result: LectureResult, accept: bool,
+                  expectations: Any = True) -> bool:
+    """The outputs against tests/expected/ before anything is written; False stops the lecture.
+    `expectations`: as read before the cells ran (check/gate.py: expectations_before)."""
     from lecturekit.check.gate import gate
-    verdict = gate(project, execution, accept=accept)
+    verdict = gate(project, execution, accept=accept, expectations=expectations)
     result.check = verdict.notes
     if not verdict.ok:
         result.error = verdict.report
@@ -279,15 +281,18 @@ def build_lecture(root: Path, planned: Plan, format_names: list[str], *, fresh: 
         # One render at a time per lecture (a second one waits, then finds the execution cached).
         with project.lecture_lock(result.name, progress=progress_to_stderr):
             execution = planned.executed
+            expected: Any = True
             if execution is None:
                 if planned.found is None:
                     raise LectureError("nothing planned to build", planned.lecture_dir)
+                from lecturekit.check.gate import expectations_before
+                expected = expectations_before(project, planned.name)  # before a cell can write them
                 execution = complete(project, planned.found, fresh=fresh, progress=progress)
             result.name = execution.lecture.name
             result.executed = not execution.from_cache
             result.execute_seconds = execution.seconds
             result.execution_timings = execution.timings if result.executed else {}
-            checked = check_outputs(project, execution, result, accept)  # changed outputs: nothing written
+            checked = check_outputs(project, execution, result, accept, expected)  # changed outputs: nothing written
             if checked and execute_only:
                 write_notebook(execution.notebook, project.notebook_path(result.name))
                 write_figures(execution.notebook, project.root, result.name)

@@ -107,7 +107,7 @@ def look_up(project: Project, lecture_dir: Path, *, fresh: bool = False, python:
     lecture = qmd.read_lecture(lecture_dir / "index.qmd", project.root)
     versions = versions or cache.environment_versions(python)
     key = cache.execution_key(lecture, project.code_dir, versions)
-    cached = None if fresh else cache.ExecutionCache(project.build_dir / "cache").load(lecture.name, key)
+    cached = None if fresh else cache.ExecutionCache(project.build_dir / "cache").load(lecture.name, key, lecture)
     return Lookup(lecture, key, versions, cached, time.perf_counter() - started)
 
 
@@ -121,7 +121,7 @@ def complete(project: Project, found: Lookup, *, fresh: bool = False,
         store = cache.ExecutionCache(project.build_dir / "cache")
         # A check and a render of one lecture at once: one executes, the other then reads its entry.
         with project.lecture_lock(lecture.name):
-            execution = None if fresh else store.load(lecture.name, found.key)
+            execution = None if fresh else store.load(lecture.name, found.key, lecture)
             from_cache = execution is not None
             if execution is None:
                 execution = _execute(project, lecture, found.key, found.versions, store, python, progress)

@@ -359,9 +359,9 @@ def check_format_options(project: Project, lecture: Lecture) -> None:
     check_format_names(lecture.meta.get("format"), lecture.index, lecture.meta_lines)
     for fmt in FORMATS.values():
         if schema.has(f"format-{fmt.name}"):  # each value's type, range, pattern: schemas/format-<name>.yaml
-            for config, path, lines in ((project.config, project.config_path, project.config_lines),
-                                        (lecture.meta, lecture.index, lecture.meta_lines)):
-                schema.check(_options(config.get("format"), fmt), f"format-{fmt.name}", path, lines,
+            for config, where, lines in ((project.config, project.config_path, project.config_lines),
+                                         (lecture.meta, lecture.index, lecture.meta_lines)):
+                schema.check(_options(config.get("format"), fmt), f"format-{fmt.name}", where, lines,
                              at=("format", fmt.name), what="format option", named=(fmt.name,),
                              line=lines.get(("format", fmt.name)))
         for key, (_value, path, line) in option_sources(project, lecture, fmt).items():
