@@ -29,7 +29,8 @@ def load(text: str) -> Any:
 
 
 def key_lines(text: str, first_line: int = 1) -> dict[KeyPath, int]:
-    """Line of every mapping key in a YAML text, by key path: {("format", "typst"): 12, ...}."""
+    """Line of every mapping key in a YAML text, by key path: {("format", "typst"): 12, ...}; a
+    list's items by their index (`("css", "1")`)."""
     lines: dict[KeyPath, int] = {}
     seen: set[int] = set()  # an alias names a node again: walk each node once
 
@@ -41,6 +42,11 @@ def key_lines(text: str, first_line: int = 1) -> dict[KeyPath, int]:
                     path = prefix + (key.value,)
                     lines.setdefault(path, key.start_mark.line + first_line)
                     walk(value, path)
+        elif isinstance(node, yaml.SequenceNode) and id(node) not in seen:
+            seen.add(id(node))
+            for index, item in enumerate(node.value):  # an item by its index: ("outputs", "0", "stdout")
+                lines.setdefault(prefix + (str(index),), item.start_mark.line + first_line)
+                walk(item, prefix + (str(index),))
     try:
         walk(yaml.compose(text), ())
     except yaml.YAMLError:
