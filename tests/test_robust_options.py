@@ -348,3 +348,35 @@ def test_the_render_names_each_broken_option_in_one_line(project_builder):
         assert len(lines) >= 1, (name, result.stderr)
     assert f"{len(cases)} failed" in result.stderr, result.stderr
     assert seconds < 60, seconds
+
+
+# ---- under `quarto render`: a lecture that sets one format's option still gets every product ------
+
+QUARTO = "/work/shared/quarto/bin/quarto"
+
+
+@pytest.mark.skipif(not Path(QUARTO).exists(), reason="the shared Quarto CLI is not on this machine")
+def test_a_lecture_that_sets_one_revealjs_option_still_gets_its_handout_from_quarto(tmp_path):
+    """Quarto renders only the formats a document lists: `format: revealjs: theme: …` in a front
+    matter dropped the handout, with exit 0 and no warning. The executed notebook lists every
+    format of _quarto.yml (the others as `default`), so both products appear."""
+    import os
+    import shutil
+    from lecturekit.course.scaffold import ProjectBuilder
+    builder = ProjectBuilder(tmp_path / "project", ROOT)
+    shutil.copytree(ROOT / "scripts", builder.root / "scripts",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"))
+    for name in ("pyproject.toml", "package.json"):
+        shutil.copy(ROOT / name, builder.root / name)
+    (builder.root / ".venv").symlink_to(ROOT / ".venv")
+    body = "\n## একটি স্লাইড {#sec-one}\n\nপ্রথম বাক্য।\n\n```{python}\n#| label: answer\nprint(6 * 7)\n```\n"
+    builder.add_lecture("01-themed", body, front="---\ntitle: থিম\nformat:\n  revealjs:\n    theme: dracula\n---\n")
+    builder.add_lecture("02-papered", body, front="---\ntitle: কাগজ\nformat:\n  typst:\n    papersize: a5\n---\n")
+    env = {**os.environ, "QUARTO_PYTHON": str(ROOT / ".venv" / "bin" / "python")}
+    result = subprocess.run([os.environ.get("QUARTO", QUARTO), "render"], cwd=builder.root, env=env,
+                            capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, (result.stdout + result.stderr)[-3000:]
+    for lecture in ("01-themed", "02-papered"):
+        for product in ("slides.html", "handout.pdf"):
+            assert builder.output(lecture, product).is_file(), (lecture, product, result.stderr[-2000:])
+    assert "282a36" in builder.output("01-themed", "slides.html").read_text(encoding="utf-8")  # dracula's background
