@@ -80,8 +80,10 @@ def every_format(meta: dict[str, Any], project: Project) -> dict[str, Any]:
     theme: …`) would get no handout from `quarto render`, with exit 0 and no word. Each format it
     leaves out is listed as `default` (_quarto.yml's options for it, as Quarto merges them)."""
     formats = meta.get("format")
+    if formats is None or not project.config_path.exists():
+        return meta
     project_formats = project.config.get("format")
-    if not isinstance(project_formats, dict) or formats is None:
+    if not isinstance(project_formats, dict):
         return meta
     listed = dict(formats) if isinstance(formats, dict) else {str(formats): "default"}
     for name in project_formats:
