@@ -130,6 +130,13 @@ def test_numbers_are_finite_and_in_range(lecture, case):
     refused(lambda: read_lecture(index, lecture.project.root), index, option.split(":")[0], text)
 
 
+def test_front_matter_that_fits_is_read(lecture):
+    index = lecture("# এক {#sec-one}\n\nলেখা।\n", front=front(
+        "code: [scripts/01-demo, bazar/model.py]\nauthor: [{name: ক, affiliation: খ}]\ndate: 2026-01-05\n"
+        "format:\n  revealjs:\n    theme: serif\n    menu: {side: right}\n  typst:\n    margin: {x: 2cm}\n"))
+    read_and_format(index, lecture.project)
+
+
 def test_numbers_in_range_are_read_as_numbers(lecture):
     """1e-6 (which YAML 1.1 leaves a string) is the number; a fractional timeout is fine."""
     index = lecture(CELL.format(option='tolerance: {rel: 1e-6, abs: "2e-8", why: "AVX2 sums in another order"}\n'
@@ -172,6 +179,9 @@ BAD_FRONT_MATTER = {
     "module fraction": ("module: 1.5\n", "module:", "whole number"),
     "lang attribute": ("lang: 'bn\" onload=\"alert(1)'\n", "lang:", "language tag"),
     "unknown key, nearest named": ("titel: x\n", "titel:", "did you mean 'title'"),
+    # the lecture's downloadable code, zipped for students: under code/
+    "code outside": ("code: ../../../etc\n", "code:", "outside the project"),
+    "code absolute": ("code:\n  - scripts/a.py\n  - /etc/passwd\n", "/etc/passwd", "outside the project"),
 }
 
 
