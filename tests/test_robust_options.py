@@ -89,7 +89,8 @@ BAD_CELL_OPTIONS = {
     "fig-width text": ("fig-width: wide", "fig-width", "wrong type"),
     "fig-width inf": ("fig-width: .inf", "fig-width", "finite number"),
     "fig-width huge": ("fig-width: 1.0e+400", "fig-width", "finite number"),
-    "fig-height negative": ("fig-height: -3", "fig-height", "more than 0"),
+    "fig-height negative": ("fig-height: -3", "fig-height", "at least 0.5"),
+    "fig-width a speck": ("fig-width: 1.0e-300", "fig-width", "at least 0.5"),
     "echo text": ("echo: fenced", "echo", "true or false"),
     "unknown, nearest named": ("fig-widht: 3", "fig-widht", "did you mean 'fig-width'"),
     "unknown Quarto option": ("fig-dpi: 300", "fig-dpi", "outside the supported subset"),
@@ -320,6 +321,14 @@ def test_yaml_aliases_in_the_front_matter_are_refused(lecture):
     index = lecture("# এক {#sec-one}\n\nলেখা।\n", front=front(extra))
     refused(lambda: _bounded_memory(lambda: read_lecture(index, lecture.project.root)), index, "keywords: &l0",
             "anchors and aliases")
+
+
+def test_yaml_nested_deeper_than_any_option_needs_is_refused(lecture):
+    """`[[[[…]]]]` a thousand deep ended the loader in a RecursionError."""
+    index = lecture(CELL.format(option="tolerance: " + "[" * 900 + "]" * 900))
+    refused(lambda: read_lecture(index, lecture.project.root), index, "tolerance: [[", "nested more than 32 deep")
+    index = lecture("# এক {#sec-one}\n\nলেখা।\n", front=front("keywords: " + "{a: " * 40 + "x" + "}" * 40 + "\n"))
+    refused(lambda: read_lecture(index, lecture.project.root), index, "keywords:", "nested more than 32 deep")
 
 
 def test_a_value_that_only_looks_like_an_alias_is_text(lecture):
