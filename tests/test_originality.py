@@ -32,6 +32,7 @@ import os
 import re
 import shutil
 import tokenize
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -68,18 +69,26 @@ LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 NUMBER = re.compile(r"[−+-]?[0-9০-৯]+(?:[.,][0-9০-৯]+)*")
 EDGE = "`*_\"'“”‘’()[]{}<>,;:|.…—–-!?।·→=≈"
 SENTENCE_END = re.compile(r"(?<=[।?!])|(?<=\.)(?=\s)")
+# Inside a sentence, a clause ends at a colon or semicolon that ends a phrase, at an em dash and at a
+# line end a reader sees (a printed line, a hard break): a copied clause joined to words of our own
+# is compared on its own.
+# A line end counts both ways: a string's wrapped source lines may be one printed line.
+CLAUSE_END = re.compile(r"[:;](?=\s|$)|—|\n")
+PHRASE_END = re.compile(r"[:;](?=\s|$)|—")
 WILD = "#"
 
 
 def words(text: str) -> list[str]:
-    """The words of a sentence as compared: marks and edge punctuation dropped, numbers → #."""
+    """The words of a sentence as compared: marks and edge punctuation dropped, numbers → # (a run
+    of numbers, such as a printed list, one #)."""
     text = INLINE.sub(WILD, text)
     out = []
     for raw in text.split():
         word = NUMBER.sub(WILD, raw.strip(EDGE)).strip(EDGE).lower()
         word = word.replace("`", "").replace("*", "")
         if word and any(ch.isalnum() or ch == WILD for ch in word):
-            out.append(word)
+            if not (word == WILD and out and out[-1] == WILD):     # a list of numbers is one value
+                out.append(word)
     return out
 
 
@@ -112,25 +121,52 @@ class Sentence:
     where: str          # file:line
     text: str
     words: tuple
+    clauses: tuple = ()     # its clauses of MIN_WORDS or more, when it has more than one clause
+    split: bool = False
 
 
 @dataclass
 class Unit:
-    """A stretch of text a reader sees as one: a paragraph, a list item, a table cell, a string."""
+    """A stretch of text a reader sees as one: a paragraph, a list item, a table cell, a string.
+
+    Line ends inside it ("\\n") are ones a reader sees (lines a string prints, a hard break); a
+    paragraph's wrapped source lines are joined with spaces."""
     path: Path
     line: int
     text: str
 
 
+def _record(where: str, text: str) -> Sentence | None:
+    toks = fold_facts(words(text))
+    if len(toks) < MIN_WORDS:
+        return None
+    return Sentence(where, " ".join(text.split()), tuple(toks))
+
+
 def sentences_of(units: list[Unit], root: Path) -> list[Sentence]:
+    """Each unit's sentences, each with its clauses (pieces too short to share MIN_WORDS dropped)."""
     out = []
     for unit in units:
         rel = unit.path.relative_to(root) if unit.path.is_relative_to(root) else unit.path
-        for piece in SENTENCE_END.split(unit.text):
-            toks = fold_facts(words(piece))
-            if len(toks) >= MIN_WORDS:
-                out.append(Sentence(f"{rel}:{unit.line}", " ".join(piece.split()), tuple(toks)))
+        where = f"{rel}:{unit.line}"
+        for piece in SENTENCE_END.split(INLINE.sub(WILD, unit.text)):
+            sentence = _record(where, piece)
+            if sentence is None:
+                continue
+            parts = CLAUSE_END.split(piece)
+            if "\n" in piece:
+                parts += PHRASE_END.split(piece)
+            if len(parts) > 1:
+                records = (_record(where, part) for part in parts)
+                clauses = tuple({c.words: c for c in records if c}.values())
+                sentence = Sentence(where, sentence.text, sentence.words, clauses, split=True)
+            out.append(sentence)
     return out
+
+
+def clauses_of(sentences: list[Sentence]) -> list[Sentence]:
+    """Every clause: a sentence's pieces, or the sentence itself when it is one clause."""
+    return [c for s in sentences for c in (s.clauses if s.split else (s,))]
 
 
 FENCE = re.compile(r"^\s*(```+|~~~+)\s*(\{?[\w-]*)")
@@ -152,7 +188,8 @@ BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)]|\(\w+\))\s+")
 
 
 def string_units(body: str, first_line: int, path: Path) -> list[Unit]:
-    """A string or comment: wrapped lines joined, a blank line or a bullet starts a new unit."""
+    """A string or comment: its lines joined (a line end kept, as one it prints), a blank line or a
+    bullet starts a new unit."""
     units: list[Unit] = []
     for offset, line in enumerate(body.split("\n")):
         if not line.strip():
@@ -160,7 +197,7 @@ def string_units(body: str, first_line: int, path: Path) -> list[Unit]:
         elif BULLET.match(line) or not units:
             units.append(Unit(path, first_line + offset, BULLET.sub("", line)))
         else:
-            units[-1].text += " " + line
+            units[-1].text += "\n" + line
     return [u for u in units if u.text.strip()]
 
 
@@ -172,7 +209,7 @@ def python_units(code: str, first_line: int, path: Path) -> list[Unit]:
             if tok.type == tokenize.STRING:
                 body = re.sub(r"^[A-Za-z]*(\"\"\"|'''|\"|')", "", tok.string)
                 body = re.sub(r"(\"\"\"|'''|\"|')$", "", body)
-                body = re.sub(r"\{[^{}]*\}", WILD, body)
+                body = re.sub(r"\{[^{}]*\}", WILD, body).replace("\\n", "\n")   # a printed line end
                 units += string_units(body, first_line + tok.start[0] - 1, path)
             elif tok.type == tokenize.COMMENT and not tok.string.startswith("#|"):
                 units.append(Unit(path, first_line + tok.start[0] - 1, tok.string.lstrip("#")))
@@ -248,6 +285,8 @@ def qmd_units(path: Path) -> tuple[list[Unit], list[tuple[int, str]]]:
             continue
         if current is None:
             current = Unit(path, number, text)
+        elif current.text.endswith("\\"):                   # a hard line break
+            current.text = current.text[:-1] + "\n" + text
         else:
             current.text += " " + text
     close()
@@ -296,36 +335,58 @@ def longest_run(a: tuple, b: tuple) -> int:
     return best
 
 
-def verdict(ours: tuple, seed: tuple) -> str | None:
+def verdict(ours: tuple, seed: tuple, level: str = "sentence") -> str | None:
     run = longest_run(ours, seed)
     if run >= MIN_WORDS:
         return f"an unbroken run of {run} words"
     common = lcs(ours, seed)
     shorter = min(len(ours), len(seed))
     if common >= MIN_WORDS and common >= MIN_COVER * shorter:
-        return f"{common} words in the seed's order, {common / shorter:.0%} of the shorter sentence"
+        return f"{common} words in the seed's order, {common / shorter:.0%} of the shorter {level}"
     return None
 
 
+class SeedIndex:
+    """Seed sentences (or clauses) by word: only those sharing MIN_WORDS words (repeats counted,
+    as the subsequence counts them) are compared."""
+
+    def __init__(self, pieces: list[Sentence], level: str):
+        self.pieces, self.level = pieces, level
+        self.index: dict[str, list[tuple[int, int]]] = {}
+        for k, piece in enumerate(pieces):
+            for w, n in Counter(piece.words).items():
+                self.index.setdefault(w, []).append((k, n))
+
+    def copy_of(self, piece: Sentence) -> str | None:
+        """The first seed piece `piece` copies, as a report, or None."""
+        shared: Counter[int] = Counter()
+        for w, n in Counter(piece.words).items():
+            for k, m in self.index.get(w, ()):
+                shared[k] += min(n, m)
+        for k, common in shared.items():
+            if common < MIN_WORDS:          # too few words in common for either rule
+                continue
+            why = verdict(piece.words, self.pieces[k].words, self.level)
+            if why:
+                return (f"{piece.where}: {self.level}: {why}\n    ours: {piece.text[:160]}\n"
+                        f"    seed: {self.pieces[k].text[:160]}")
+        return None
+
+
 def sentence_copies(ours: list[Sentence], seed: list[Sentence]) -> list[str]:
-    index: dict[str, set[int]] = {}
-    for k, s in enumerate(seed):
-        for w in set(s.words):
-            index.setdefault(w, set()).add(k)
+    """Each of our sentences that copies a seed sentence; else each of its clauses that copies a
+    seed clause (a copied clause inside a longer sentence of ours)."""
+    by_sentence, by_clause = SeedIndex(seed, "sentence"), SeedIndex(clauses_of(seed), "clause")
     found = []
     for sentence in ours:
-        counts: dict[int, int] = {}
-        for w in set(sentence.words):
-            for k in index.get(w, ()):
-                counts[k] = counts.get(k, 0) + 1
-        for k, shared in counts.items():
-            if shared < MIN_WORDS:          # too few words in common for either rule
-                continue
-            why = verdict(sentence.words, seed[k].words)
-            if why:
-                found.append(f"{sentence.where}: {why}\n    ours: {sentence.text[:160]}\n"
-                             f"    seed: {seed[k].text[:160]}")
-                break
+        copy = by_sentence.copy_of(sentence)
+        if copy:
+            found.append(copy)
+            continue
+        for clause in clauses_of([sentence]):
+            copy = by_clause.copy_of(clause)
+            if copy:
+                found.append(copy)
     return found
 
 
