@@ -383,10 +383,14 @@ def sentence_copies(ours: list[Sentence], seed: list[Sentence]) -> list[str]:
         if copy:
             found.append(copy)
             continue
-        for clause in clauses_of([sentence]):
+        reported: list[str] = []
+        for clause in clauses_of([sentence]):      # line-end pieces first, then the joined lines
+            if any(text in clause.text for text in reported):
+                continue                            # the same copy, seen in a longer piece
             copy = by_clause.copy_of(clause)
             if copy:
                 found.append(copy)
+                reported.append(clause.text)
     return found
 
 
@@ -507,7 +511,8 @@ def copies_in(target: Path, seed_text: str, root: Path = ROOT) -> list[str]:
     return found
 
 
-TARGETS = sorted(p for p in (ROOT / "lectures").iterdir() if (p / "index.qmd").exists()) + [ROOT / "code"]
+# Every folder under lectures/ with a source in it (one still without its index.qmd too), and the code.
+TARGETS = sorted(p for p in (ROOT / "lectures").iterdir() if p.is_dir() and any(p.rglob("*.qmd"))) + [ROOT / "code"]
 
 
 @pytest.mark.parametrize("target", TARGETS, ids=[p.name for p in TARGETS])
@@ -534,6 +539,7 @@ def test_every_allowed_text_is_in_the_seed_and_in_our_sources():
 SEED_SENTENCE = "যে buffer সেভ করার দরকার নেই"
 SEED_CLASS_START = "class M(nn.Module):"
 SEED_NUMBER_SENTENCE = "এই পর্বের ডেমোতে সরলতার জন্য পুরো"
+SEED_CLAUSE = "training-এ gradient আর optimizer-এর"
 
 
 def seed_line_with(seed_text: str, piece: str) -> str:
@@ -621,6 +627,89 @@ def test_the_seed_code_renamed_is_caught(lecture_copy):
     assert len(found) == 1, found
 
 
+# Clauses lecture 09 once had, as they stood (a note, a list item, a claim, prose): each keeps a seed
+# clause's words in the seed's order, joined to words of ours. `level` is where the check finds it:
+# "clause" when the whole sentence shares too little with any seed sentence to be caught as one.
+BORROWED = [
+    ("_03-linear.qmd", "clause",
+     "::: {.notes}\nসূত্রটা বোর্ডে লিখুন। তারপর ফাঁদ: in = out হলে transpose ভুললে আকার মেলে, কোনো error নেই, "
+     "শুধু উত্তর ভুল। cell-এর শেষ লাইন: True False।\n:::"),
+    ("_04-counting.qmd", "clause",
+     "weight-এর আকার (out, in), তাই তাতে out × in ঘর, আর প্রতিটি output neuron-এর একটি করে bias। "
+     "training-এর সময় gradient আর optimizer-এর অবস্থাও জায়গা নেয়, সেই হিসাব পর্ব ১২-এ; "
+     "এখানে শুধু weight-এর memory।"),
+    ("_04-counting.qmd", "clause",
+     "এই অভ্যাসটাই পরের অংশের ফাঁদ ধরবে: নতুন model বানিয়েই গুনুন আর হাতের হিসাবের সঙ্গে মেলান।"),
+    ("_05-containers.qmd", "clause",
+     "এবার `self.head` নিবন্ধিত, শুধু মাঝের স্তরগুলো list-এ। [তখন optimizer head-এর "
+     "`{python} bn(count_params(half))`টি parameter পায়, তাই কোনো error নেই; অথচ হাতের হিসাবে থাকার কথা "
+     "`{python} bn(count_params(good))`টি।]{.claim check=\"count_params(half) == 9\"}"),
+    ("_07-state-dict.qmd", "sentence",
+     "model-এর হিসাবে ২ km দূরে একটি পণ্য পৌঁছাতে লাগে প্রায় `{python} bn(float(t64[0]), 1)` মিনিট, আর "
+     "বৃষ্টিতে ৮.৫ km দূরে তিনটি পণ্য প্রায় `{python} bn(float(t64[1]), 1)` মিনিট।"),
+    ("_08-save-load.qmd", "clause",
+     "তার গঠন অংশ ৭-এর JSON-এর কথা মনে করায়: শুরুতে ছোট একটি JSON header (প্রতিটি tensor-এর নাম, dtype, "
+     "আকার, ফাইলের কোথায় শুরু), তারপর শুধু কাঁচা byte।"),
+    ("_09-modes.qmd", "clause",
+     "::: {.notes}\nকেন `{python} bn(max(ones8))`? টিকে থাকাদের 1/(1−p) দিয়ে গুণ, যাতে গড় একই থাকে আর "
+     "eval-এ কিছু করতে না হয়: inverted dropout।\n:::"),
+    ("_11-questions.qmd", "clause",
+     "- `eval()` ছাড়াই validation: Dropout চালু, তাই loss ফোলা আর অস্থির; BatchNorm থাকলে একটি অর্ডারের "
+     "উত্তর নির্ভর করে একই batch-এ আর কারা এল তার ওপর"),
+    ("_11-questions.qmd", "clause",
+     "খরচের মাপ হিসেবে সংখ্যাটা সত্যিই কাজের: float32-এ প্রতিটি "
+     "`{python} bn(torch.finfo(torch.float32).bits // 8)` byte, training-এ gradient আর Adam-এর অবস্থা মিলে "
+     "কয়েক গুণ; আর সেই সংখ্যা দিয়েই memory-র বাজেট।"),
+    ("_11-questions.qmd", "clause",
+     "গুণের মাপ হিসেবে নয়: একই weight পুরো ছবিতে বারবার খাটিয়ে অনেক কম parameter-এর CNN "
+     "৭৮৪-২৫৬-১২৮-১০ MLP-কে হারায় (পর্ব ২০–২১); mixture-of-experts প্রতি token-এ একটি অংশই চালায়।"),
+    ("_12-self-check.qmd", "clause",
+     "আর checkpoint-এ model-এর state_dict-এর সঙ্গে optimizer-এর নিজের state_dict আর epoch একসঙ্গে রাখা "
+     "হবে, যাতে training ঠিক একই জায়গা থেকে আবার শুরু করা যায়।"),
+]
+
+
+def put_back_into(section: Path, text: str) -> int:
+    """Append `text` to one section file; return the line it starts at."""
+    lines = section.read_text(encoding="utf-8").splitlines()
+    section.write_text("\n".join([*lines, "", *text.splitlines(), ""]) + "\n", encoding="utf-8")
+    return len(lines) + 2
+
+
+@pytest.mark.parametrize("section, level, text", BORROWED,
+                         ids=[f"{name[1:-4]}-{k}" for k, (name, _, _) in enumerate(BORROWED)])
+def test_a_borrowed_clause_put_back_is_caught(tmp_path, section, level, text):
+    seed_text = read_seed()
+    copy = tmp_path / section
+    shutil.copy(SEED_LECTURE / section, copy)
+    assert copies_in(copy, seed_text, tmp_path) == [], "the section copies the seed as it is"
+    at = put_back_into(copy, text)
+    found = copies_in(copy, seed_text, tmp_path)
+    assert found and all(int(f.split(":", 2)[1]) >= at for f in found), found
+    assert {f.split(": ", 2)[1] for f in found} == {level}, found
+
+
+def test_a_seed_clause_joined_to_our_words_is_caught_however_it_is_joined():
+    """One seed clause (two words changed, so no unbroken run) inside a long sentence of ours, joined
+    by a colon, a semicolon, an em dash or a line end it prints: too little of the sentence to be a
+    copy of a seed sentence, all of a clause."""
+    seed_text = read_seed()
+    line = seed_line_with(seed_text, SEED_CLAUSE)
+    clause = line[line.index(SEED_CLAUSE):line.index("।", line.index(SEED_CLAUSE))]
+    clause = clause.replace("training-এ", "training-এর সময়").replace("যার", "সেই")
+    ours = ("ডেলিভারি model-এর weight এক KiB-এরও কম, কাজেই ছোট একটি ল্যাপটপেও সেটি অনায়াসে ধরে যায়, "
+            "তবু বড় model বানানোর আগে মনে রাখার মতো একটি কথা আছে")
+    seed = seed_sentences(seed_text)
+    for joined in (f"{ours}: {clause}।", f"{ours}; {clause}।", f"{ours} — {clause} — শেষ কথা এটুকুই।"):
+        sentence = sentences_of([Unit(ROOT / "x.qmd", 1, joined)], ROOT)
+        assert len(sentence) == 1 and SeedIndex(seed, "sentence").copy_of(sentence[0]) is None
+        found = sentence_copies(sentence, seed)
+        assert len(found) == 1 and "x.qmd:1: clause:" in found[0], (joined, found)
+    code = f'print("{ours}\\n{clause}")\n'
+    found = sentence_copies(sentences_of(python_units(code, 1, ROOT / "x.py"), ROOT), seed)
+    assert len(found) == 1 and "clause:" in found[0], found
+
+
 def test_own_sentences_on_the_same_topic_pass():
     seed = seed_sentences(read_seed())
     ours = sentences_of([Unit(ROOT / "x.qmd", 1,
@@ -636,6 +725,9 @@ def test_a_missing_seed_fails_and_says_so(tmp_path):
 
 def test_numbers_and_inline_expressions_are_one_wildcard():
     assert words("মোট ২০৯টি আর `{python} bn(total)`টি, 0.5702") == ["মোট", "#টি", "আর", "#টি", "#"]
+    # A run of numbers (a printed list, a sum worked by hand) is one value, not a run of shared words.
+    assert words("[[2.0, 1, 0], [8.5, 3, 1]]") == ["#"]
+    assert words("৩ × ১৬ + ১৬ = `{python} n`, ১৬ × ৮ + ৮") == ["#"]
 
 
 # ---- the exercise answers are computed, never typed --------------------------------------------------
