@@ -8,13 +8,16 @@ own. Every lecture folder (and the course code under `code/`) is compared with i
   cells, list items and quiz options, the front matter, and in code the string literals (what it
   prints) and comments. A paragraph's wrapped lines are joined, then split into sentences on
   `।`, `?`, `!`, `. ` and the ends of lines a reader sees as separate (table cells, list items,
-  headings). Words are compared lower-cased with markdown marks and edge punctuation dropped;
-  every number and every inline `` `{python} expr` `` becomes the one wildcard `#`, so writing an
+  headings). Each sentence is split again into clauses: at a colon or semicolon that ends a
+  phrase, at an em dash and at a line end a reader sees (a line a string prints). Words are
+  compared lower-cased with markdown marks and edge punctuation dropped; every number, every run
+  of numbers and every inline `` `{python} expr` `` becomes the one wildcard `#`, so writing an
   expression where the seed has a number hides nothing.
 - A sentence is a copy of a seed sentence when they share at least MIN_WORDS words in the same
   order (longest common subsequence) covering at least MIN_COVER of the shorter one's words (both
   directions of paraphrase: ours shortened or the seed's padded), or one unbroken run of at least
-  MIN_WORDS words.
+  MIN_WORDS words. A clause is a copy of a seed clause by the same rule: a seed clause joined to
+  words of ours is too small a part of the sentence to be caught as a sentence, but all of a clause.
 - Code (```` ```{python} ```` cells and `.py` files): lines are compared after every name and
   literal is normalised (torch/numpy API names kept), comments and blank lines dropped; MIN_LINES
   consecutive identical lines with the seed's code is a copy.
@@ -373,10 +376,20 @@ class SeedIndex:
         return None
 
 
+_INDEXES: dict[int, tuple[list[Sentence], SeedIndex, SeedIndex]] = {}
+
+
+def seed_indexes(seed: list[Sentence]) -> tuple[SeedIndex, SeedIndex]:
+    """The seed's sentence and clause indexes, built once per list of seed sentences."""
+    if id(seed) not in _INDEXES:            # the list is kept with them, so its id stays its own
+        _INDEXES[id(seed)] = (seed, SeedIndex(seed, "sentence"), SeedIndex(clauses_of(seed), "clause"))
+    return _INDEXES[id(seed)][1:]
+
+
 def sentence_copies(ours: list[Sentence], seed: list[Sentence]) -> list[str]:
     """Each of our sentences that copies a seed sentence; else each of its clauses that copies a
     seed clause (a copied clause inside a longer sentence of ours)."""
-    by_sentence, by_clause = SeedIndex(seed, "sentence"), SeedIndex(clauses_of(seed), "clause")
+    by_sentence, by_clause = seed_indexes(seed)
     found = []
     for sentence in ours:
         copy = by_sentence.copy_of(sentence)
@@ -702,7 +715,7 @@ def test_a_seed_clause_joined_to_our_words_is_caught_however_it_is_joined():
     seed = seed_sentences(seed_text)
     for joined in (f"{ours}: {clause}।", f"{ours}; {clause}।", f"{ours} — {clause} — শেষ কথা এটুকুই।"):
         sentence = sentences_of([Unit(ROOT / "x.qmd", 1, joined)], ROOT)
-        assert len(sentence) == 1 and SeedIndex(seed, "sentence").copy_of(sentence[0]) is None
+        assert len(sentence) == 1 and seed_indexes(seed)[0].copy_of(sentence[0]) is None
         found = sentence_copies(sentence, seed)
         assert len(found) == 1 and "x.qmd:1: clause:" in found[0], (joined, found)
     code = f'print("{ours}\\n{clause}")\n'
