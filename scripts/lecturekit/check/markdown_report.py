@@ -55,8 +55,8 @@ def change_rows(checked: Checked) -> list[str]:
         cell = result.cell
         where = cell.where if cell else str(checked.expectations.path.name)
         heading = f"{cell.heading} › " if cell and cell.heading else ""
-        change = result.message + (f"; {result.cause}" if result.cause else "")
-        rows.append(f"| {TITLES[result.status]} {code(heading + result.label)} | {code(where)} | {code(change)} |")
+        what = result.message + (f"; {result.cause}" if result.cause else "")
+        rows.append(f"| {TITLES[result.status]} {code(heading + result.label)} | {code(where)} | {code(what)} |")
     for change in checked.prose_changes:
         rows.append(f"| PROSE {code('{python} ' + change.expr)} | {code(change.where)} | "
                     f"{code(change.old)} → {code(change.new)} |")

@@ -118,12 +118,12 @@ def unpack(project: Project, folder: Path) -> list[Moved]:
             recorded = _manifest_entries(folder / BUILD / name / MANIFEST)
             if recorded:
                 manifest = Manifest(project, name)
-                for fmt_name, entry in recorded.items():
+                for fmt_name, written in recorded.items():
                     fmt = FORMATS[fmt_name]
                     product = folder / OUTPUT / name / fmt.product
                     if product.is_file():
                         _copy(product, project.output_dir / name / fmt.product)
-                        manifest.record(fmt, str(entry["inputs"]))
+                        manifest.record(fmt, str(written["inputs"]))
                         done.products.append(fmt.product)
                 manifest.save()
         moved.append(done)
