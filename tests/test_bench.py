@@ -103,6 +103,7 @@ def test_the_scale_rows_their_growth_and_plot(tmp_path):
 
     def row(count, jobs, no_change):
         return {"count": count, "jobs": jobs, "cold": 3.0 * count / jobs, "no_change": no_change,
+                "no_change_cpu": no_change / 2,
                 "no_change_runs": [no_change - 0.1, no_change, no_change + 0.2], "one_changed": 4.0, "prose": 3.0,
                 "load_before": [2.0, 2.0, 2.0], "load_after": [3.0, 2.0, 2.0]}
 
@@ -113,6 +114,7 @@ def test_the_scale_rows_their_growth_and_plot(tmp_path):
     steps = growth(rows)
     assert steps["jobs 1: 10 → 30"]["no_change"] == pytest.approx(0.05)
     assert steps["jobs 1: 30 → 91"]["no_change"] == pytest.approx(0.05)
+    assert steps["jobs 1: 30 → 91"]["no_change_cpu"] == pytest.approx(0.025)
     assert steps["jobs 2: 30 → 91"]["cold"] == pytest.approx(1.5)
     first, second = scale_plot(rows, tmp_path / "a.svg"), scale_plot(rows, tmp_path / "b.svg")
     assert first.read_bytes() == second.read_bytes() and b"<svg" in first.read_bytes()

@@ -90,12 +90,13 @@ class Run:
                  ok: tuple[int, ...] = (0,)) -> None:
         self.command, self.cwd, self.env, self.ok = command, cwd, env, ok
         self.seconds = 0.0
+        self.cpu_seconds = 0.0  # user + system time of the whole process tree: what the load does not change
         self.peak_tree = self.peak_single = 0
         self.returncode: int | None = None
         self.stdout = self.stderr = ""
 
     def __call__(self) -> Run:
-        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         proc = subprocess.Popen(self.command, cwd=self.cwd, env=self.env,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -105,8 +106,10 @@ class Run:
         self.seconds = time.perf_counter() - started
         sampler.join()
         self.returncode, self.stdout, self.stderr = proc.returncode, out, err
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        self.cpu_seconds = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
         # ru_maxrss of children: the largest single descendant (KB on Linux); only a new maximum shows.
-        self.peak_single = max(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, before) * 1024
+        self.peak_single = max(after.ru_maxrss, before.ru_maxrss) * 1024
         if self.returncode not in self.ok:
             raise SystemExit(f"bench: {' '.join(map(str, self.command))} failed in {self.cwd}:\n{err[-3000:]}")
         return self
@@ -533,11 +536,12 @@ def table(numbers: dict[str, Any]) -> str:
 def scale_table(rows: list[dict[str, Any]]) -> list[str]:
     """Markdown: one row per course size and worker count; the no-change column is a median."""
     lines = ["**Synthetic courses** (3-cell lectures, no torch, expectations recorded; `scripts/render --jobs N`)", "",
-             "| lectures | workers | cold | no change (median) | one lecture's code changed | one prose fix | "
-             "load average (1 min) |", "|--:|--:|--:|--:|--:|--:|--:|"]
+             "| lectures | workers | cold | no change (median) | no change, CPU (median) | one lecture's code "
+             "changed | one prose fix | load average (1 min) |", "|--:|--:|--:|--:|--:|--:|--:|--:|"]
     for row in rows:
         lines.append(f"| {row['count']} | {row['jobs']} | {row['cold']:.1f} s | {row['no_change']:.2f} s "
-                     f"({len(row['no_change_runs'])} runs) | {row['one_changed']:.1f} s | {row['prose']:.1f} s | "
+                     f"({len(row['no_change_runs'])} runs) | {row.get('no_change_cpu', float('nan')):.2f} s | "
+                     f"{row['one_changed']:.1f} s | {row['prose']:.1f} s | "
                      f"{row['load_before'][0]:.1f} → {row['load_after'][0]:.1f} |")
     return lines + [""]
 
@@ -552,13 +556,14 @@ def growth(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
         for a, b in zip(mine, mine[1:]):
             span = b["count"] - a["count"]
             found[f"jobs {jobs}: {a['count']} → {b['count']}"] = {
-                key: (b[key] - a[key]) / span for key in ("no_change", "cold")}
+                key: (b[key] - a[key]) / span for key in ("no_change", "no_change_cpu", "cold") if key in a and key in b}
     return found
 
 
 def scale_plot(rows: list[dict[str, Any]], path: Path) -> Path:
-    """Cold and no-change render time against the number of lectures, one line per worker count, with
-    the no-change time of the smallest course scaled linearly beside it. SVG without a date: the same
+    """Cold and no-change render time against the number of lectures, one line per worker count (and
+    the no-change render's CPU time, which the machine's load does not change), with the no-change
+    time of the smallest course scaled linearly beside it. SVG without a date: the same
     numbers give the same file."""
     import matplotlib
     matplotlib.use("Agg")
@@ -573,6 +578,9 @@ def scale_plot(rows: list[dict[str, Any]], path: Path) -> Path:
                          yerr=[[row["no_change"] - min(row["no_change_runs"]) for row in mine],
                                [max(row["no_change_runs"]) - row["no_change"] for row in mine]],
                          marker="o", capsize=3, label=f"{jobs} worker{'s' * (jobs > 1)} (median, min–max)")
+        if all("no_change_cpu" in row for row in mine):
+            same_ax.plot(counts, [row["no_change_cpu"] for row in mine], linestyle="--", marker=".",
+                         color=same_ax.lines[-1].get_color(), label=f"{jobs} worker{'s' * (jobs > 1)}: CPU time (median)")
         if jobs == min(row["jobs"] for row in rows) and mine:
             first = mine[0]
             same_ax.plot(counts, [first["no_change"] * n / first["count"] for n in counts], linestyle=":",
@@ -614,12 +622,15 @@ def bench_scale(args: argparse.Namespace, tmp: Path, numbers: dict[str, Any]) ->
                 index.write_text(index.read_text(encoding="utf-8").replace("ছোট একটি", "একটি ছোট"), encoding="utf-8")
             prose = render(project, *workers)
             runs = [run.seconds for run in same]
+            cpu = [run.cpu_seconds for run in same]
             rows.append({"count": count, "jobs": jobs, "cold": cold.seconds, "cold_peak": cold.peak,
-                         "no_change": median(runs), "no_change_runs": runs,
+                         "no_change": median(runs), "no_change_runs": runs, "cold_cpu": cold.cpu_seconds,
+                         "no_change_cpu": median(cpu), "no_change_cpu_runs": cpu,
                          "no_change_peak": max(run.peak for run in same), "one_changed": one.seconds,
                          "prose": prose.seconds, "load_before": load_before, "load_after": list(os.getloadavg())})
             print(f"  {count} lectures, {jobs} worker(s): cold {cold.seconds:.1f} s ({mb(cold.peak)}), no change "
-                  f"{median(runs):.2f} s (median of {len(runs)}: {', '.join(f'{r:.2f}' for r in runs)}), "
+                  f"{median(runs):.2f} s (median of {len(runs)}: {', '.join(f'{r:.2f}' for r in runs)}; "
+                  f"CPU {median(cpu):.2f} s), "
                   f"one changed {one.seconds:.1f} s, one prose fix {prose.seconds:.1f} s; "
                   f"load {load_before[0]:.1f} → {rows[-1]['load_after'][0]:.1f}", flush=True)
             if not args.keep:
