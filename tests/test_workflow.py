@@ -153,8 +153,8 @@ def test_products_folders_are_gathered_into_the_site(generated_course, tmp_path)
 
 
 def test_unpack_takes_only_what_a_products_folder_may_hold(generated_course, tmp_path):
-    """Names outside the lecture rule, files that are no cache entry and a product of an unknown
-    format stay where they are; a lecture the project does not have is not placed."""
+    """Names outside the lecture rule, files that are no cache entry, a product of an unknown format
+    and a link stay where they are; a lecture the project does not have is not placed."""
     folder = tmp_path / "products"
     assert run_kit("lecture-gather", generated_course, "pack", "01-synthetic", "--to", str(folder)).returncode == 0
     (folder / "_build" / "cache" / "..evil").mkdir(parents=True)
@@ -163,14 +163,17 @@ def test_unpack_takes_only_what_a_products_folder_may_hold(generated_course, tmp
     manifest = folder / "_build" / "01-synthetic" / "products.json"
     entries = json.loads(manifest.read_text())
     manifest.write_text(json.dumps({**entries, "../../escape": {"inputs": "x", "product": "x", "stat": []}}))
+    handout = folder / "_output" / "01-synthetic" / "handout.pdf"
+    handout.unlink()
+    handout.symlink_to(generated_course / "_quarto.yml")  # a link: no product of this folder
     site = copy_project(generated_course, tmp_path / "site", built=False)
     run = run_kit("lecture-gather", site, "unpack", str(folder))
     assert run.returncode == 0, run.stderr
-    assert run.stdout.strip().splitlines() == [f"[01-synthetic] placed from {folder}: 1 execution(s), "
-                                               "slides.html, handout.pdf"]
+    assert run.stdout.strip().splitlines() == [f"[01-synthetic] placed from {folder}: 1 execution(s), slides.html"]
     assert sorted(p.name for p in (site / "_build" / "cache").iterdir()) == ["01-synthetic"]
     assert [p.suffix for p in (site / "_build" / "cache" / "01-synthetic").iterdir()] == [".json"]
-    assert set(json.loads((site / "_build" / "01-synthetic" / "products.json").read_text())) == set(entries)
+    assert set(json.loads((site / "_build" / "01-synthetic" / "products.json").read_text())) == {"revealjs"}
+    assert set(entries) == {"revealjs", "typst"} and not (site / "_output" / "01-synthetic" / "handout.pdf").exists()
     missing = run_kit("lecture-gather", site, "unpack", str(tmp_path / "nowhere"))
     assert missing.returncode == 1 and "no such products folder" in missing.stderr
 

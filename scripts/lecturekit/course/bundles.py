@@ -13,8 +13,9 @@ itself (the executed notebook, the lecture folder, the theme, the writers' versi
 product was written from, and writes it again otherwise: nothing in the folder is taken on trust but
 the bytes of a product written from those inputs.
 
-Only lecture folder names the project accepts, cache entries named by their key and the products of
-known formats are read from a products folder; anything else in it is left where it is.
+Only lecture folder names the project has, cache entries named by their key and the products of
+known formats are read from a products folder, and only as files (a symbolic link is no file here);
+anything else in it is left where it is.
 """
 from __future__ import annotations
 
@@ -45,6 +46,11 @@ class Moved:
     def line(self, verb: str) -> str:
         return (f"[{self.name}] {verb}: {len(self.executions)} execution(s)"
                 + (f", {', '.join(self.products)}" if self.products else ", no products"))
+
+
+def _file(path: Path) -> bool:
+    """A regular file of the folder itself: a link could lead anywhere on the machine."""
+    return path.is_file() and not path.is_symlink()
 
 
 def _copy(source: Path, target: Path) -> None:
@@ -96,8 +102,9 @@ def pack(project: Project, names: list[str], folder: Path) -> list[Moved]:
 
 def lectures_in(folder: Path) -> list[str]:
     """The lecture names a products folder holds (executions or a manifest), those a project accepts."""
-    found = {p.name for p in (folder / CACHE).iterdir() if p.is_dir()} if (folder / CACHE).is_dir() else set()
-    found |= {p.parent.name for p in (folder / BUILD).glob(f"*/{MANIFEST}")}
+    found = {p.name for p in (folder / CACHE).iterdir() if p.is_dir() and not p.is_symlink()} \
+        if (folder / CACHE).is_dir() else set()
+    found |= {p.parent.name for p in (folder / BUILD).glob(f"*/{MANIFEST}") if not p.parent.is_symlink()}
     return sorted(name for name in found if LECTURE_NAME.fullmatch(name))
 
 
@@ -112,16 +119,17 @@ def unpack(project: Project, folder: Path) -> list[Moved]:
         with project.lecture_lock(name):
             entries = folder / CACHE / name
             for entry in sorted(entries.glob("*.json")) if entries.is_dir() else []:
-                if ENTRY.fullmatch(entry.name) and entry.is_file():
+                if ENTRY.fullmatch(entry.name) and _file(entry):
                     _copy(entry, project.build_dir / "cache" / name / entry.name)
                     done.executions.append(entry.name)
-            recorded = _manifest_entries(folder / BUILD / name / MANIFEST)
+            manifest_file = folder / BUILD / name / MANIFEST
+            recorded = _manifest_entries(manifest_file) if _file(manifest_file) else {}
             if recorded:
                 manifest = Manifest(project, name)
                 for fmt_name, written in recorded.items():
                     fmt = FORMATS[fmt_name]
                     product = folder / OUTPUT / name / fmt.product
-                    if product.is_file():
+                    if _file(product) and not product.parent.is_symlink():
                         _copy(product, project.output_dir / name / fmt.product)
                         manifest.record(fmt, str(written["inputs"]))
                         done.products.append(fmt.product)
