@@ -30,7 +30,6 @@ from lecturekit.check.report import lecture_report, summary
 from lecturekit.check.run import Checked, check_lecture
 from lecturekit.errors import LectureError, run_command
 from lecturekit.execute.cache import code_read_once
-from lecturekit.execute.kernel import progress_printer
 from lecturekit.project import Project
 
 USAGE = __doc__ or ""  # the help text: this module's docstring
@@ -132,7 +131,8 @@ def run_check(args: Options, project: Project, say: Callable[[str], None]) -> in
 
 def main(argv: Sequence[str] | None = None) -> int | None:
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    say = progress_printer()
+    def say(message: str) -> None:  # progress on stderr (the Jupyter client is imported only to execute)
+        print(message, file=sys.stderr, flush=True)
 
     def body() -> int:
         project = Project.find()
