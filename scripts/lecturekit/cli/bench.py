@@ -562,8 +562,8 @@ def growth(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
 
 def scale_plot(rows: list[dict[str, Any]], path: Path) -> Path:
     """Cold and no-change render time against the number of lectures, one line per worker count (and
-    the no-change render's CPU time, which the machine's load does not change), with the no-change
-    time of the smallest course scaled linearly beside it. SVG without a date: the same
+    the no-change render's CPU time, which the machine's load does not change), with the smallest
+    course's CPU time scaled linearly beside it. SVG without a date: the same
     numbers give the same file."""
     import matplotlib
     matplotlib.use("Agg")
@@ -582,9 +582,12 @@ def scale_plot(rows: list[dict[str, Any]], path: Path) -> Path:
             same_ax.plot(counts, [row["no_change_cpu"] for row in mine], linestyle="--", marker=".",
                          color=same_ax.lines[-1].get_color(), label=f"{jobs} worker{'s' * (jobs > 1)}: CPU time (median)")
         if jobs == min(row["jobs"] for row in rows) and mine:
+            # What growing with the number of lectures allows: the smallest course's CPU time (the
+            # measure the load leaves alone), scaled by the lectures.
             first = mine[0]
-            same_ax.plot(counts, [first["no_change"] * n / first["count"] for n in counts], linestyle=":",
-                         color="grey", label=f"linear from {first['count']} lectures")
+            base = first.get("no_change_cpu", first["no_change"])
+            same_ax.plot(counts, [base * n / first["count"] for n in counts], linestyle=":", color="grey",
+                         label=f"CPU time, linear from {first['count']} lectures")
     cold_ax.set(title="cold: nothing cached", xlabel="lectures", ylabel="seconds")
     same_ax.set(title="no change: run again", xlabel="lectures", ylabel="seconds")
     same_ax.axhline(10, color="firebrick", linewidth=0.8, linestyle="--", label="10 s")
@@ -592,7 +595,9 @@ def scale_plot(rows: list[dict[str, Any]], path: Path) -> Path:
         ax.set_xlim(left=0)
         ax.set_ylim(bottom=0)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
+        ax.legend(fontsize=8, loc="upper left")
+    # The measured runs, the 10 s line and, above them, the legend in view.
+    same_ax.set_ylim(top=max(15.0, 1.8 * max(max(row["no_change_runs"]) for row in rows)))
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, metadata={"Date": None})
     plt.close(fig)
