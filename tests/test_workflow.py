@@ -204,3 +204,22 @@ def test_markdown_shows_any_text_as_code():
     assert code("<script>alert(1)</script>\nnext") == "`<script>alert(1)</script> next`"
     block = fenced("````\nraw ``` inside")
     assert block[0] == "`````text" and block[-1] == "`````"
+
+
+def test_the_commands_a_job_types_run_from_anywhere(tmp_path):
+    """`scripts/plan` and `scripts/gather` as a job types them: set up, then the project's command,
+    a folder given relative to where it was typed."""
+    run = subprocess.run([str(ROOT / "scripts" / "plan"), "--cache", "nothing-here"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.count("\n") == 1, run.stdout  # the setup says nothing on stdout: `> plan.json` is the plan
+    found = json.loads(run.stdout)
+    assert found["cache"] == str(tmp_path / "nothing-here")
+    assert planned_names(found) == sorted(p.parent.name for p in (ROOT / "lectures").glob("*/index.qmd"))
+    run = subprocess.run([str(ROOT / "scripts" / "gather"), "unpack", "nothing-here"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 1 and f"{tmp_path / 'nothing-here'}: no such products folder" in run.stderr
+
+
+def planned_names(found):
+    return [entry["name"] for entry in found["execute"]]
