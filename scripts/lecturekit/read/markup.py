@@ -132,6 +132,32 @@ def _file_problem(target: str) -> str | None:
     return None
 
 
+# ---- what of a cell's output the products show ----------------------------------------------------
+
+# Text and pictures. A cell's markup (text/html, text/markdown, text/latex, JavaScript, widgets) would
+# be read as markup by Quarto, which renders the executed notebook: it stays out of the notebook, so
+# both renderers show the output's text (scripts/render's writer reads only these) and a printed or
+# displayed `<script>` is text in the deck.
+SHOWN_MIMES = frozenset({"text/plain", "image/svg+xml", "image/png", "image/jpeg", "image/gif", "application/pdf",
+                         "text/vnd.graphviz"})
+# The course's own figure data (courseplot, the checks read it; no renderer shows it).
+COURSE_MIMES = "application/vnd.lecture."
+
+
+def shown_output(output: dict[str, Any]) -> dict[str, Any]:
+    """A cell's output as the products may get it: display data of the shown types only."""
+    data = output.get("data")
+    if not isinstance(data, dict):
+        return output
+    kept = {mime: value for mime, value in data.items() if mime in SHOWN_MIMES or mime.startswith(COURSE_MIMES)}
+    if len(kept) == len(data):
+        return output
+    metadata = output.get("metadata")
+    return {**output, "data": kept,
+            **({"metadata": {k: v for k, v in metadata.items() if k not in data or k in kept}}
+               if isinstance(metadata, dict) else {})}
+
+
 # ---- the judge ------------------------------------------------------------------------------------
 
 def _is_attr(value: Any) -> bool:
@@ -466,12 +492,16 @@ def main(argv: list[str] | None = None) -> int:
     from lecturekit.project import Project
     from lecturekit.read.qmd import read_lecture
     args = sys.argv[1:] if argv is None else argv
+    index = Path(args[0]).resolve()
     try:
-        index = Path(args[0]).resolve()
         project = Project.find(index.parent)
-        read_lecture(index, project.root)
     except LectureError as err:
-        print(terminal_text(str(err).split("\n")[0]), file=sys.stderr)
+        print(terminal_text(str(err)))
+        return 1
+    try:
+        read_lecture(index, project.root)
+    except LectureError as err:  # on stdout, files named from the project: the lecture filter shows it
+        print(terminal_text(str(err).split("\n")[0].replace(f"{project.root}/", "")))
         return 1
     return 0
 
