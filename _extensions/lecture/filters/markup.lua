@@ -2,7 +2,8 @@
 -- (scripts/lecturekit/read/markup.py: raw HTML, script links, event handlers, files outside the
 -- project, judged on pandoc's AST). scripts/render and `quarto render` of the project read every
 -- lecture through it before anything is written. A `quarto render` of one lecture source (a draft:
--- Quarto executes it itself) asks the reader here, before any filter writes a product from it: the
+-- Quarto executes it itself) asks the reader here (`python -m lecturekit.cli.source`: the source read
+-- and its options checked as scripts/render does), before any filter writes a product from it: the
 -- render stops with the reader's `file:line: message`.
 local C = require("common")
 
@@ -15,7 +16,7 @@ end
 
 local function ask_reader(input)
   local python = C.extension_dir .. "../../.venv/bin/python"
-  local ok, err = pcall(pandoc.pipe, python, { "-m", "lecturekit.read.markup", input }, "")
+  local ok, err = pcall(pandoc.pipe, python, { "-m", "lecturekit.cli.source", input }, "")
   if ok then return end
   local said = type(err) == "table" and err.output or tostring(err)
   said = tostring(said or ""):gsub("%s+$", "")

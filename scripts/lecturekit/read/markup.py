@@ -22,7 +22,7 @@ body and the metadata, and refuses:
 
 Both renderers read every lecture through this stage before anything is written (scripts/render, and
 `quarto render`'s pre-render step; a `quarto render` of one source asks `python -m
-lecturekit.read.markup` from the lecture filter), so this module is the one place the decision is
+lecturekit.cli.source` from the lecture filter), so this module is the one place the decision is
 made. An error names the file and line of the construct: strings by their key or option line, the
 body by the first line at which pandoc's reading of the lecture holds the construct.
 """
@@ -33,17 +33,25 @@ import hashlib
 import json
 import re
 import subprocess
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from urllib.parse import unquote, urlsplit
 
 from lecturekit.errors import LectureError
 from lecturekit.read.events import EVENT_HANDLERS
+from lecturekit.read.frontmatter import meta_texts
+from lecturekit.read.scanner import Cell, Markdown
+from lecturekit.yamlio import key_lines
 
-if TYPE_CHECKING:
-    from lecturekit.read.qmd import Lecture
+
+class Lecture(Protocol):
+    """What the judge reads of read/qmd.py's Lecture (which reads this module)."""
+    root: Path
+    index: Path
+    meta: dict[str, Any]
+    meta_lines: dict[tuple[str, ...], int]
+    blocks: list[Markdown | Cell]
 
 # Schemes a link may have: none (a path or an anchor), the web, mail.
 LINK_SCHEMES = frozenset({"", "http", "https", "mailto"})
@@ -327,9 +335,6 @@ CELL_STANDIN = "\n::: {.cell}\n```\n```\n:::\n"
 def lecture_markdown(lecture: Lecture, config: dict[str, Any] | None = None, config_path: Path | None = None,
                      config_lines: dict[tuple[str, ...], int] | None = None) -> LectureMarkdown:
     """The lecture's markdown, as the products are made from it."""
-    from lecturekit.read.frontmatter import meta_texts
-    from lecturekit.read.scanner import Cell, Markdown
-    from lecturekit.yamlio import key_lines
     found = LectureMarkdown()
     if config and config_path:
         for name, text, line in meta_texts(config, (), config_lines or {}):
@@ -351,7 +356,7 @@ def lecture_markdown(lecture: Lecture, config: dict[str, Any] | None = None, con
     return found
 
 
-def _option_text(cell: Any) -> str:
+def _option_text(cell: Cell) -> str:
     """A cell's `#|` lines as YAML (for the line of each option)."""
     try:
         lines = Path(cell.file).read_text(encoding="utf-8").split("\n")[cell.line:]
@@ -481,31 +486,3 @@ def _origin(source: LectureMarkdown, index: int) -> tuple[Path | None, int | Non
         if origin is not None:
             return origin
     return None, None
-
-
-# ---- asked from the lecture filter ------------------------------------------------------------------
-
-def main(argv: list[str] | None = None) -> int:
-    """`python -m lecturekit.read.markup <index.qmd>`: the lecture read as scripts/render reads it
-    (this check included); one `file:line: message` line and exit 1 when it is refused."""
-    from lecturekit.ansi import terminal_text
-    from lecturekit.project import Project
-    from lecturekit.read.qmd import read_lecture
-    args = sys.argv[1:] if argv is None else argv
-    index = Path(args[0]).resolve()
-    try:
-        project = Project.find(index.parent)
-    except LectureError as err:
-        print(terminal_text(str(err)))
-        return 1
-    try:
-        read_lecture(index, project.root)
-    except LectureError as err:  # on stdout, files named from the project: the lecture filter shows it
-        print(terminal_text(str(err).split("\n")[0].replace(f"{project.root}/", "")))
-        return 1
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
-

@@ -13,6 +13,7 @@ from lecturekit.fsutil import read_source
 from lecturekit.project import Project
 from lecturekit.read.claims import CODE_SPAN, Claim, Inline, replace_inline  # noqa: F401  (the stages' names for them)
 from lecturekit.read import markup
+from lecturekit.read.resources import check_option_paths
 from lecturekit.read.frontmatter import Meta, check_front_matter, front_matter_lines, split_front_matter
 from lecturekit.read.scanner import Block, Cell, Markdown, Scanner, blank_code_spans, check_labels  # noqa: F401
 from lecturekit.yamlio import KeyPath
@@ -54,8 +55,13 @@ def read_lecture(index: Path, project_root: Path | None = None) -> Lecture:
     check_labels(lecture.blocks)
     # What pandoc parses of it (prose, front matter, _quarto.yml's strings, captions) is judged once,
     # for both renderers: read/markup.py.
+    # Every file an option names lies inside the project: resolved from the project, the lecture's folder
+    # (Quarto's render of the source) and the executed notebook's (Quarto's render of it).
+    rendered_from = [lecture.root.resolve(), root / "_build" / lecture.name]
+    check_option_paths(lecture.meta, lecture.meta_lines, index, root, [root, *rendered_from], rendered_from)
     if (root / "_quarto.yml").is_file():
         project = Project(root)
+        check_option_paths(project.config, project.config_lines, project.config_path, root, [root], rendered_from)
         markup.check_lecture(lecture, root, project.config, project.config_path, project.config_lines)
     else:
         markup.check_lecture(lecture, root)
