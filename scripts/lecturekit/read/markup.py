@@ -183,6 +183,7 @@ class _Walk:
     def __init__(self) -> None:
         self.verdict = Verdict()
         self.markdown: list[tuple[str, str, int | None]] = []  # (attribute, its value, string)
+        self.math: list[tuple[Any, int | None]] = []  # (Math node, string)
 
     def find(self, message: str, needle: str | tuple[str, ...], string: int | None) -> None:
         self.verdict.findings.append(Finding(message, needle if isinstance(needle, tuple) else (needle,), string))
@@ -195,6 +196,8 @@ class _Walk:
                 self.raw(kind, str(content[0]), str(content[1]), string)
             elif kind in ("Link", "Image") and isinstance(content, list) and len(content) == 3:
                 self.target(kind, content[2][0], string)
+            elif kind == "Math":
+                self.math.append((value, string))
             for item in value.values():
                 self.node(item, string)
         elif isinstance(value, list):
@@ -265,6 +268,31 @@ def _pandoc() -> str:
     return path
 
 
+def _unwritable_math(math: list[tuple[Any, int | None]], api: Any) -> list[Finding]:
+    """The math pandoc cannot write for the handout: its Typst writer keeps such TeX as text, which
+    Typst then fails on, naming a line of generated code. Each formula goes to pandoc once, behind a
+    marker paragraph; one that comes out as escaped TeX is refused with pandoc's own reason."""
+    blocks: list[Any] = []
+    for index, (node, _string) in enumerate(math):
+        blocks += [{"t": "Para", "c": [{"t": "Str", "c": f"LECTUREKITMATH{index}"}]}, {"t": "Para", "c": [node]}]
+    document = json.dumps({"pandoc-api-version": api, "meta": {}, "blocks": blocks})
+    run = subprocess.run([_pandoc(), "--from=json", "--to=typst"], input=document.encode("utf-8"),
+                         capture_output=True, check=False)
+    written = re.split(r"LECTUREKITMATH(\d+)", run.stdout.decode("utf-8", errors="replace"))
+    reasons = iter(re.findall(r"Could not convert TeX math .*?\n(?:  .*\n)*?  (unexpected[^\n]*)",
+                              run.stderr.decode("utf-8", errors="replace")))
+    found = []
+    for index, text in zip(written[1::2], written[2::2]):
+        if text.strip().startswith("\\$"):
+            node, string = math[int(index)]
+            tex = str(node["c"][1])
+            reason = next(reasons, "pandoc cannot convert it")
+            found.append(Finding(f"math `{' '.join(tex.split())[:60]}` in {{where}} cannot be written for the handout "
+                                 f"(pandoc's Typst writer: {reason}); write it with the LaTeX pandoc knows",
+                                 (tex.strip().split("\n")[0][:20],), string))
+    return found
+
+
 def pandoc_ast(markdown: str) -> Any:
     """Pandoc's AST of a markdown text (pandoc's `markdown`, as both renderers read it)."""
     run = subprocess.run([_pandoc(), "--from=markdown", "--to=json"], input=markdown.encode("utf-8"),
@@ -293,6 +321,8 @@ def judge(strings: list[str], body: str, depth: int = 0) -> Verdict:
         else:  # a YAML block inside the body: metadata of the whole document
             walk.node(value, None)
     verdict = walk.verdict
+    if walk.math:
+        verdict.findings += _unwritable_math(walk.math, ast.get("pandoc-api-version"))
     if walk.markdown:
         if depth >= MAX_DEPTH:
             verdict.findings.append(Finding("markdown nested in attributes this deep is outside the supported "

@@ -5,7 +5,8 @@ deck, a template, a bibliography, a highlighting theme …), and pandoc's `--emb
 URL. So an option that names a file, wherever it is set (a lecture's front matter, `_quarto.yml`, at
 the top or under `format:`), is a path, relative, and inside the project with links followed, from
 every folder a renderer resolves it from: the project (scripts/render), the lecture's folder (Quarto's
-render of a source), `_build/<lecture>/` (Quarto's render of the executed notebook). A plain name
+render of a source), `_build/<lecture>/` (Quarto's render of the executed notebook); the project's
+npm packages (`node_modules`, which may be a link to a shared folder) count as inside. A plain name
 (`serif`, `idiomatic`, `lecture`) is a renderer's own theme, style or extension, no path. The render
 reads nothing outside the project and makes no network request. (Images and attributes that load
 files are the markdown's: read/markup.py.)
@@ -55,11 +56,12 @@ def path_problem(named: str, bases: list[Path], root: Path) -> str | None:
     if Path(named).is_absolute() or named.startswith("~"):
         return (f"{named} is named by an absolute path; name it relative to the file that sets it (the project "
                 "must render wherever it lies)")
-    resolved_root = root.resolve()
+    # The project, and its npm packages wherever scripts/setup put them (a shared node_modules may be a link).
+    inside = (root.resolve(), (root / "node_modules").resolve())
     for base in bases:
         target = (base / named).resolve()
-        if not target.is_relative_to(resolved_root):
-            return f"{named} is outside the project ({resolved_root}); options may only name files inside it"
+        if not any(target.is_relative_to(folder) for folder in inside):
+            return f"{named} is outside the project ({inside[0]}); options may only name files inside it"
     return None
 
 
