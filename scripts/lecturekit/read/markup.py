@@ -282,9 +282,9 @@ def _unwritable_math(math: list[tuple[Any, int | None]], api: Any) -> list[Findi
     reasons = iter(re.findall(r"Could not convert TeX math .*?\n(?:  .*\n)*?  (unexpected[^\n]*)",
                               run.stderr.decode("utf-8", errors="replace")))
     found = []
-    for index, text in zip(written[1::2], written[2::2]):
+    for marker, text in zip(written[1::2], written[2::2]):
         if text.strip().startswith("\\$"):
-            node, string = math[int(index)]
+            node, string = math[int(marker)]
             tex = str(node["c"][1])
             reason = next(reasons, "pandoc cannot convert it")
             found.append(Finding(f"math `{' '.join(tex.split())[:60]}` in {{where}} cannot be written for the handout "
