@@ -11,8 +11,8 @@ import re
 from wcwidth import strip_sequences
 
 # A control string, ESC-introduced or C1: DCS, SOS, OSC, PM, APC, up to its terminator (BEL, ST), or
-# to the end of the text when it has none (a terminal would swallow the rest as well).
-_CONTROL_STRING = re.compile(r"(?:\x1b[PX\]^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x9c\x1b]*(?:\x07|\x9c|\x1b\\)?")
+# to the end of its line when it has none (the message's next lines are kept).
+_CONTROL_STRING = re.compile(r"(?:\x1b[PX\]^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x9c\x1b\n]*(?:\x07|\x9c|\x1b\\)?")
 # CSI in its C1 form: parameters, intermediates, a final byte.
 _C1_CSI = re.compile(r"\x9b[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]?")
 # Every C0 and C1 control but newline and tab (a carriage return or backspace can hide what precedes
