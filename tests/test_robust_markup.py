@@ -374,6 +374,8 @@ def hostile_project(root, port):
     builder = ProjectBuilder(root, ROOT)
     builder.add_lecture("01-shown", SHOWN.replace(PORT, str(port)), front={"title": "x < 5 আর `<b>`", "episode": 1})
     builder.add_lecture("02-raises", RAISES, front={"title": "ভুল", "episode": 2})
+    # A string where the handout's cover wants a number: Typst fails on the code made of it.
+    builder.add_lecture("03-episode", "## পর্ব {#sec-e}\n\nলাইন।\n", front={"title": "পর্ব", "episode": "০৯"})
     for name in ("outside.html", "outside.css", "outside.svg", "outside.png", "x.typ", "x.theme", "x.csl", "x.yml",
                  "x.lua"):
         (root.parent / name).write_text("<script>alert('outside')</script>\n", encoding="utf-8")
@@ -453,6 +455,10 @@ def test_scripts_render_refuses_every_case_at_its_line(by_render):
         assert f"[{lecture_name(case)}] FAILED" in run.stderr
     assert not control_characters(run.stdout + run.stderr), repr([c for c in run.stderr if ord(c) < 32][:5])
     assert "ValueError: clipboard  title  dcs  end" in run.stderr, run.stderr[-3000:]
+    # A failure of what the source became names the source construct's line, not the generated code's.
+    episode = next(line for line in run.stderr.splitlines() if "lectures/03-episode/" in line)
+    assert "lectures/03-episode/index.qmd:3: " in episode and "০৯" in episode and ".typ:" not in episode.split(": ")[0], \
+        episode
 
 
 def test_scripts_render_deck_runs_nothing_and_asks_nothing(by_render, browser, loopback):
@@ -477,6 +483,8 @@ def by_quarto(by_render, tmp_path_factory, loopback):
     builder, blamed, _run = by_render
     root = tmp_path_factory.mktemp("markup-quarto") / "project"
     shutil.copytree(builder.root, root, symlinks=True, ignore=shutil.ignore_patterns("_output"))
+    # Quarto's own Typst compile fails on it, with Quarto's message: scripts/render's mapping is tested.
+    shutil.rmtree(root / "lectures" / "03-episode")
     for name in ("outside.html", "outside.css", "outside.svg", "outside.png", "x.typ", "x.theme", "x.csl", "x.yml",
                  "x.lua"):
         shutil.copy(builder.root.parent / name, root.parent / name)
