@@ -25,12 +25,26 @@ def read_source(path: Path, parent: Path | None = None, line: int | None = None)
     except OSError as err:
         raise LectureError(f"cannot read {path}: {err.strerror}", *where) from None
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as err:
         bad_line = data[:err.start].count(b"\n") + 1
         column = err.start - data.rfind(b"\n", 0, err.start)
         raise LectureError(f"not UTF-8: byte 0x{data[err.start]:02x} at column {column} "
                            "(save the file as UTF-8)", path, bad_line) from None
+    _check_line_ends(text, path)
+    return text
+
+
+def _check_line_ends(text: str, path: Path) -> None:
+    """A carriage return that ends no CRLF: pandoc (and so the products) read a line break there, the
+    reader, Quarto and every message's line number none. Refused at its line."""
+    lone = text.find("\r")
+    while lone != -1 and text.startswith("\r\n", lone):
+        lone = text.find("\r", lone + 2)
+    if lone != -1:
+        raise LectureError("a line ends with a lone carriage return (CR, an old Mac line ending): pandoc would read "
+                           "a line break there and the reader none; save the file with LF (or CRLF) line endings",
+                           path, text.count("\n", 0, lone) + 1)
 
 
 def write_if_changed(path: Path, data: bytes) -> bool:
