@@ -4,6 +4,7 @@ local here = PANDOC_SCRIPT_FILE:match("(.*[/\\])") or "./"
 package.path = here .. "filters/?.lua;" .. package.path
 
 local filters = {
+  require("markup"),      -- a lecture source Quarto renders itself is judged by the reader first
   require("visibility"),  -- .content-visible / .content-hidden, notes and pauses outside slides
   require("steppers"),    -- code shown once, highlighted step by step, with each step's explanation
   require("quiz"),        -- self-check: clickable options on slides, answer key in the handout

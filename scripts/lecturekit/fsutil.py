@@ -47,7 +47,20 @@ def read_source(path: Path, parent: Path | None = None, line: int | None = None,
     if BOM in text:
         raise LectureError("a byte-order mark (U+FEFF, invisible) inside the text: it would turn this line's "
                            "heading or front matter into text; delete it", path, text[:text.index(BOM)].count("\n") + 1)
+    _check_line_ends(text, path)
     return text
+
+
+def _check_line_ends(text: str, path: Path) -> None:
+    """A carriage return that ends no CRLF: pandoc (and so the products) read a line break there, the
+    reader, Quarto and every message's line number none. Refused at its line."""
+    lone = text.find("\r")
+    while lone != -1 and text.startswith("\r\n", lone):
+        lone = text.find("\r", lone + 2)
+    if lone != -1:
+        raise LectureError("a line ends with a lone carriage return (CR, an old Mac line ending): pandoc would read "
+                           "a line break there and the reader none; save the file with LF (or CRLF) line endings",
+                           path, text.count("\n", 0, lone) + 1)
 
 
 def write_if_changed(path: Path, data: bytes) -> bool:

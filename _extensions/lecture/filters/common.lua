@@ -9,6 +9,7 @@ M.format = FORMAT
 -- The extension's folder, from this file's own path (under Quarto, PANDOC_SCRIPT_FILE is Quarto's
 -- main filter by the time lecture.lua requires this module).
 local extension_dir = debug.getinfo(1, "S").source:gsub("^@", ""):match("(.*[/\\])filters[/\\][^/\\]*$") or "./"
+M.extension_dir = extension_dir
 
 -- The Bengali words the products show, read from the one file the Python side reads too
 -- (_extensions/lecture/words.json; lecturekit/words.py).

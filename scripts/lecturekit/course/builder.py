@@ -322,8 +322,9 @@ def build_course(project: Project, lecture_dirs: Iterable[Path], format_names: l
     project.sweep_leftovers()
     versions = cache.environment_versions()
     theme = theme_digest(project)
-    plans = plan(project, lecture_dirs, format_names, versions=versions, theme=theme, fresh=fresh,
-                 execute_only=execute_only, force=force, accept=accept)
+    with cache.code_read_once():  # the plan keys and checks every lecture: code/ is read once
+        plans = plan(project, lecture_dirs, format_names, versions=versions, theme=theme, fresh=fresh,
+                     execute_only=execute_only, force=force, accept=accept)
     results: dict[str, LectureResult] = {}
     for p in plans:
         if p.error:

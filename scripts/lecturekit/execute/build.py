@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 from lecturekit.execute import cache
 from lecturekit.read import qmd
 from lecturekit.execute.record import CellRun, Environment, Execution, ProseRun
-from lecturekit.execute.kernel import DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT, LectureExecutor
 from lecturekit.execute.notebook import executed_notebook, write_notebook
 
 if TYPE_CHECKING:
@@ -69,6 +68,9 @@ def run_kernel(project: Project, lecture: qmd.Lecture, python: Path | str | None
                progress: Callable[[str], None] | None, run_dir: str = "run") -> Execution:
     """One execution of `lecture` in a fresh kernel of `python`, with the project's timeout and
     output limit, its places relative to the project. Nothing is stored: the caller decides."""
+    # The Jupyter client is imported only when a kernel starts: a render with everything cached
+    # (most renders of a course) does without it, and its import is a third of the kit's start.
+    from lecturekit.execute.kernel import DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT, LectureExecutor
     executor = LectureExecutor(lecture, code_dir=project.code_dir,
                                workdir=project.build_dir / lecture.name / run_dir,
                                timeout=project.setting("timeout", DEFAULT_TIMEOUT), python=python,

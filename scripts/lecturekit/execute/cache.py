@@ -7,12 +7,15 @@ environment variable that can change an output (kernelenv.output_env), so a PyTo
 show stale outputs and a run under `ATEN_CPU_CAPABILITY=default` never answers for a plain one. Prose is not in the key: fixing a typo in a
 sentence re-renders without starting a kernel.
 """
+import contextlib
+import contextvars
 import functools
 import hashlib
 import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +103,35 @@ def file_digests(folder: Path | str, skip_suffixes: tuple[str, ...] = ()) -> lis
     return digests
 
 
+# Within code_read_once(): each course-code folder's digests, read once. {(folder, skipped suffixes): digests}
+_CODE_READ_ONCE: contextvars.ContextVar[dict[tuple[str, tuple[str, ...]], list[tuple[str, str]]] | None] = \
+    contextvars.ContextVar("code_read_once", default=None)
+
+
+@contextlib.contextmanager
+def code_read_once() -> Iterator[None]:
+    """Within it, `code_digests` reads each course-code folder once: for a step that keys or checks
+    many lectures and writes no course code (a course build's plan, `scripts/plan`, `scripts/check`).
+    code/ is the same for every lecture, and reading it once per lecture made a course of N lectures
+    cost N x (every file under code/), which grows with N too (each lecture's scripts live there)."""
+    token = _CODE_READ_ONCE.set({})
+    try:
+        yield
+    finally:
+        _CODE_READ_ONCE.reset(token)
+
+
+def code_digests(code_dir: Path | str, skip_suffixes: tuple[str, ...] = ()) -> list[tuple[str, str]]:
+    """file_digests of the course code; read once per folder inside code_read_once()."""
+    memo = _CODE_READ_ONCE.get()
+    if memo is None:
+        return file_digests(code_dir, skip_suffixes)
+    key = (str(Path(code_dir).resolve()), skip_suffixes)
+    if key not in memo:
+        memo[key] = file_digests(code_dir, skip_suffixes)
+    return memo[key]
+
+
 def execution_key(lecture: qmd.Lecture, code_dir: Path, versions: dict[str, Any],
                   env: dict[str, str] | None = None) -> str:
     """Hash of what the kernel sees: the code, its inputs, course code, library versions, the CPU and
@@ -118,7 +150,7 @@ def execution_key(lecture: qmd.Lecture, code_dir: Path, versions: dict[str, Any]
         else:
             # Claims' sentences are prose; only their expressions run in the kernel.
             feed(["inline", [i.expr for i in block.inline], [c.expr for c in block.claims]])
-    feed(["code", file_digests(code_dir)])
+    feed(["code", code_digests(code_dir)])
     # Data files next to the lecture can be read by cells; the prose (.qmd) is not part of the key.
     feed(["lecture-files", file_digests(lecture.root, skip_suffixes=(".qmd",))])
     return h.hexdigest()

@@ -18,7 +18,7 @@ from lecturekit.execute.record import (CellRun, ClaimResult, Environment, Execut
                                        option_lines)
 from lecturekit.fsutil import write_if_changed
 from lecturekit.project import Project
-from lecturekit.read import frontmatter, qmd
+from lecturekit.read import frontmatter, markup, qmd
 from lecturekit.read.scanner import IMAGE, prose_lines
 from lecturekit.words import bengali_date
 
@@ -127,7 +127,8 @@ def executed_notebook(lecture: qmd.Lecture, execution: Execution, project_root: 
             run = CellRun(file, block.line, block.label, block.heading, block.options, block.code,
                           ran.outputs, ran.execution_count, ran.seconds, ran.raised)
             cell = _cell("code", option_lines(block.options) + block.code, execution_count=None, outputs=[])
-            cell.outputs = [nbformat.from_dict(o) for o in ran.outputs]
+            # Only what the products show: a cell's HTML or markdown would be markup under Quarto.
+            cell.outputs = [nbformat.from_dict(markup.shown_output(o)) for o in ran.outputs]
             cell.execution_count = ran.execution_count
             if block.options.get("error") and ran.raised:
                 # What Jupyter tools (nbval, Jupyter Book) read: this cell is meant to raise.

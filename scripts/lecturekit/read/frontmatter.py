@@ -1,5 +1,5 @@
 """A lecture's front matter: split from the source (YAML, errors at their line), checked (known keys,
-no inline expressions or raw HTML), and as the products and the course page see it: only `title` is
+no inline expressions), and as the products and the course page see it: only `title` is
 required.
 
 Every other key has a default, so `lectures/10-training/index.qmd` with nothing but a title renders:
@@ -18,7 +18,7 @@ import yaml
 
 from lecturekit import schema, yamlio
 from lecturekit.errors import LectureError
-from lecturekit.read.claims import AUTOLINK, CODE_SPAN, INLINE_EXPR, RAW_HTML
+from lecturekit.read.claims import INLINE_EXPR
 from lecturekit.yamlio import KeyPath, key_lines, yaml_error_line, yaml_error_text
 
 # The front matter as YAML gave it.
@@ -84,15 +84,11 @@ def meta_texts(value: object, key_path: KeyPath, meta_lines: dict[KeyPath, int])
 
 def _check_meta_text(value: object, key_path: KeyPath, meta_lines: dict[KeyPath, int], index: Path) -> None:
     """Front-matter text goes into both products as it is: an inline `{python}` there would run
-    under Quarto only, and raw HTML would run in the deck only."""
+    under Quarto only. (What pandoc parses of it is judged with the prose: read/markup.py.)"""
     for name, text, line in meta_texts(value, key_path, meta_lines):
         if INLINE_EXPR.search(text):
             raise LectureError(f"'{name}' holds an inline `{{python}}` expression; the front matter is not "
                                "executed (write the value, or put the sentence in the prose)", index, line)
-        html = RAW_HTML.search(AUTOLINK.sub("", CODE_SPAN.sub("", text)))
-        if html:
-            raise LectureError(f"'{name}' holds raw HTML '{html.group(0)[:40]}', outside the supported subset",
-                               index, line)
 
 
 def split_front_matter(text: str, path: Path) -> tuple[Meta, str, int]:

@@ -3,7 +3,6 @@ checked against the supported subset with its file and line.
 """
 from __future__ import annotations
 
-import glob
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -16,9 +15,7 @@ from lecturekit import schema, yamlio
 from lecturekit.errors import LectureError
 from lecturekit.fsutil import read_source
 from lecturekit.read.blocktypes import DIV_CLASSES, REQUIRED_PARENT
-from lecturekit.read.events import SETEXT_UNDERLINE, handler_in
-from lecturekit.read.claims import (AUTOLINK, CODE_SPAN, INLINE_EXPR, RAW_HTML, Claim, Inline, claim_expressions,
-                                    inline_expressions)
+from lecturekit.read.claims import CODE_SPAN, INLINE_EXPR, Claim, Inline, claim_expressions, inline_expressions
 from lecturekit.read.frontmatter import split_front_matter
 from lecturekit.yamlio import key_lines, yaml_error_line, yaml_error_text
 
@@ -44,15 +41,9 @@ CLASS_TOKEN = re.compile(r"(?:^|\s)\.([\w-]+)")
 # that are one plain file name and a valid id.
 LABEL = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*")
 LABEL_RULE = "ASCII letters, digits, '-' and '_'"
-# Markdown images `![caption](path)` and figure references `@fig-name` in prose.
+# Markdown images `![caption](path)` (the notebook relinks them) and figure references `@fig-name` in prose.
 IMAGE = re.compile(r"!\[(?:[^\]\\]|\\.)*\]\(\s*<?(?P<path>[^)\s>]+)")
 FIG_REF = re.compile(r"(?<![\w@])@(?P<id>fig-[^\s\[\];,()]*?)(?=[.,;:!?।)\]]*(?:\s|$))")
-# What else in markdown would run in the deck: a raw inline (`` `…`{=html} ``), an event-handler
-# attribute where pandoc reads attributes (read/events.py), a link to a script URL; and a
-# reference definition (`[r]: path`), whose path an image may use.
-RAW_INLINE = re.compile(r"\{=[A-Za-z][\w-]*\}")  # after its code span, which prose_lines blanks
-SCRIPT_URL = re.compile(r"(?:\]\(\s*<?|<|^\s{0,3}\[[^\]]+\]:\s*<?)\s*(?P<scheme>javascript|vbscript|data):", re.I)
-REFERENCE = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*<?(?P<path>[^\s>]+)")
 
 
 @dataclass
@@ -153,7 +144,6 @@ class Scanner:
                 except ValueError as err:
                     offset = text[:text.find(".claim")].count("\n")
                     raise LectureError(str(err), path, run_start + offset) from None
-                self._check_prose(block, path)
                 self.blocks.append(block)
             run, run_start = [], None
 
@@ -173,9 +163,7 @@ class Scanner:
                                            path, lineno)
                     flush()
                     self.blocks.append(self._cell(lines[i + 1:end], path, lineno))
-                else:
-                    if re.match(r"^\{=", info):
-                        raise LectureError(f"raw blocks ({info}) are outside the supported subset", path, lineno)
+                else:  # a code block, or a raw block (```{=html}): read/markup.py judges what pandoc makes of it
                     if run_start is None:
                         run_start = lineno
                     run.extend(lines[i:end + 1])
@@ -267,11 +255,6 @@ class Scanner:
             raise LectureError(f"cell label '{label}' may hold only {LABEL_RULE} (it names the cell's "
                                "figure files and its anchor)", path, lines.get(("label",), lineno + 1))
         schema.check(options, CELL_OPTIONS_SCHEMA, path, lines, what="cell option", line=lineno + 1)
-        if isinstance(options.get("fig-cap"), str):
-            # The caption is markdown in both products: the same rules as prose.
-            at = lines.get(("fig-cap",), lineno + 1)
-            self.check_markdown(blank_code_spans(options["fig-cap"]), path, at,
-                                "'fig-cap'")
         code = "\n".join(code_lines).strip("\n")
         if "file" in options:
             source = self._inside_project((path.parent / self._relative(options["file"], path, lineno)).resolve(),
@@ -282,57 +265,6 @@ class Scanner:
             code = read_source(source, path, lineno).strip("\n")
             self._bound_bytes(code, path, lineno)
         return Cell(code=code, options=options, file=path, line=lineno, heading=self.heading)
-
-    def _check_prose(self, block: Markdown, path: Path) -> None:
-        """Images stay inside the project; raw HTML is refused (the deck would run it, the handout
-        drop it)."""
-        lines = list(prose_lines(block, openers=True))
-        for number, (lineno, line) in enumerate(lines):
-            if FENCE.match(line):  # a code block's opening fence: only its attributes are markdown
-                self._check_handler(handler_in(line), "a code block's attributes", path, lineno)
-                continue
-            following = lines[number + 1] if number + 1 < len(lines) else None
-            setext = following is not None and following[0] == lineno + 1 and bool(line.strip()) \
-                and bool(SETEXT_UNDERLINE.match(following[1]))
-            self.check_markdown(line, path, lineno, heading=setext)
-
-    @staticmethod
-    def _check_handler(handler: str | None, where: str, path: Path, lineno: int | None) -> None:
-        if handler:
-            raise LectureError(f"attribute '{handler}' in {where} would run in the deck; "
-                               "event handlers are outside the supported subset", path, lineno)
-
-    def check_markdown(self, line: str, path: Path, lineno: int | None, where: str = "prose",
-                       heading: bool = False) -> None:
-        """One line of markdown (code spans blanked): what it names stays inside the project, and
-        nothing in it would run in the deck."""
-        for match in [*IMAGE.finditer(line), *REFERENCE.finditer(line)]:
-            self._check_image(match["path"], path, lineno)
-        html = RAW_HTML.search(AUTOLINK.sub("", line))
-        if html:
-            raise LectureError(f"raw HTML '{html.group(0)[:40]}' in {where} is outside the supported subset "
-                               "(write markdown; to show the characters, put them in `code`)", path, lineno)
-        if RAW_INLINE.search(line):
-            raise LectureError(f"a raw inline (`…`{{=format}}) in {where} is outside the supported subset: it "
-                               "reaches one product only (write markdown)", path, lineno)
-        self._check_handler(handler_in(line, heading), where, path, lineno)
-        script = SCRIPT_URL.search(line)
-        if script:
-            raise LectureError(f"a {script['scheme'].lower()}: link in {where} would run in the deck; link to "
-                               "a page (https://…) or a file of the project", path, lineno)
-
-    def _check_image(self, target: str, path: Path, lineno: int | None) -> None:
-        from urllib.parse import unquote, urlparse
-        if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", target) and not target.startswith("file:"):
-            return  # a URL, not a file of the machine
-        name = unquote(urlparse(target).path if target.startswith("file:") else target.split("#")[0])
-        if Path(name).is_absolute() or target.startswith("file:"):
-            raise LectureError(f"image {target} is named by an absolute path; name it relative to this file "
-                               "(the project must render wherever it lies)", path, lineno)
-        candidate = path.parent / name
-        # The image itself and, for a name without suffix, the files the formats pick (.svg, .pdf …).
-        for found in [candidate, *candidate.parent.glob(glob.escape(candidate.name) + ".*")] if candidate.parent.is_dir() else [candidate]:
-            self._inside_project(found.resolve(), f"image {target}", path, lineno)
 
     @staticmethod
     def _check_inline(line: str, path: Path, lineno: int) -> None:

@@ -172,8 +172,14 @@ class LectureWriter:
         if found is None:
             return err
         headline = err.message.split("\n")[0].replace("typst could not compile the handout: ", "")
-        return LectureError(f"typst could not compile the handout: {headline} (at line {where['line']} of "
-                            f"{written.name}, made from this line)", found[0], found[1], detail=err.message)
+        try:  # the construct, as the author wrote it
+            construct = " ".join(found[0].read_text(encoding="utf-8").split("\n")[found[1] - 1].split())
+        except (OSError, IndexError, UnicodeDecodeError):
+            construct = ""
+        shown = f" `{construct[:80]}`" if construct else ""
+        return LectureError(f"typst could not compile the handout from this line{shown}: {headline} (Typst's "
+                            f"line {where['line']} of {written.name} was made from it)", found[0], found[1],
+                            detail=err.message)
 
     def _filter_failure(self, stderr: str, fmt: Format) -> LectureError | None:
         """A lecture filter's refusal names the block by its id and a line of the markdown in _build;
