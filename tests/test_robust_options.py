@@ -165,7 +165,7 @@ BAD_FRONT_MATTER = {
     "menu option script": ("format:\n  revealjs:\n    menu:\n      side: \"left\\u0022});alert(1);//\"\n",
                            "side:", "it takes one of: left, right"),
     "menu unknown option": ("format:\n  revealjs:\n    menu:\n      sidee: left\n", "sidee:", "did you mean 'side'"),
-    "theme path": ("format:\n  revealjs:\n    theme: ../../../etc/x\n", "theme:", "it takes one of"),
+    "theme path": ("format:\n  revealjs:\n    theme: ../../../etc/x\n", "theme:", "theme"),
     "css outside": ("format:\n  revealjs:\n    css: ../../secret.css\n", "css:", "outside the project"),
     "unknown revealjs option": ("format:\n  revealjs:\n    trasition: fade\n", "trasition:",
                                 "'revealjs: trasition' is outside the supported subset (did you mean 'transition'?"),
