@@ -32,3 +32,9 @@ def modtree(argv: list[str] | None = None) -> int:
     """`lecture-modtree`: the course's module-tree drawer (`code/modtree`)."""
     from lecturekit.cli.modtree import main
     return main(argv)
+
+
+def gradgraph(argv: list[str] | None = None) -> int:
+    """`lecture-gradgraph`: the course's autograd-graph drawer (`code/gradgraph`)."""
+    from lecturekit.cli.gradgraph import main
+    return main(argv)
