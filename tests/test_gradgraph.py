@@ -166,7 +166,7 @@ def test_a_detached_branch_ends_in_no_gradient():
     source = gradgraph.draw(y, names={"a": a, "b": b}).source
     stops = [e for e in edges(source) if "arrowhead=tee" in e[2]]
     assert len(stops) == 1 and "style=dashed" in stops[0][2]
-    assert nodes(source)[stops[0][1]].startswith('shape=plaintext, label="∅"')
+    assert nodes(source)[stops[0][1]].startswith('shape=plain, label="∅"')
     mul = next(k for k, v in nodes(source).items() if "MulBackward0" in v)
     assert stops[0][0] == mul  # the ∅ hangs from the multiplication, where b was detached
     y.backward()

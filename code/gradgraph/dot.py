@@ -37,7 +37,7 @@ def emit(graph: Graph, *, direction: str = "down", saved: bool = False, compact:
     for node in graph.nodes:
         lines.append(f"  n{node.index} [{_node(node, w, saved, compact)}];")
     if compact:  # tighter boxes too
-        lines = [line.replace('CELLPADDING="3"', 'CELLPADDING="1"') for line in lines]
+        lines = [line.replace('CELLPADDING="3"', 'CELLPADDING="2"') for line in lines]
     for edge in graph.edges:
         if edge.child.kind == "none":
             attrs = ['style=dashed', 'arrowhead=tee']
@@ -59,7 +59,7 @@ def emit(graph: Graph, *, direction: str = "down", saved: bool = False, compact:
 
 def _node(node: Node, w: dict, saved: bool, compact: bool) -> str:
     if node.kind == "none":
-        return f'shape=plaintext, label="∅", fontcolor="{style.QUIET}", fontsize={style.TEXT_PT + 2}'
+        return f'shape=plain, label="∅", fontcolor="{style.QUIET}", fontsize={style.TEXT_PT + 2}'
     return f"label=<{_label(node, w, saved, compact)}>"
 
 
