@@ -48,7 +48,7 @@ WORDS = {
         "versions": "version এখন {now}, backward চায় {wanted}",
         "output_of": "{op}-এর output",
         "a_tensor": "tensor",
-        "freed": "✗ saved tensor মুক্ত: backward আগেই হয়ে গেছে",
+        "freed": "✗ saved tensor মুক্ত:\nbackward আগেই হয়ে গেছে",
         "unusable": "✗ saved tensor পড়া যায় না",
         # Alt text for screen readers.
         "alt_title": "{root}-এর autograd graph: {functions}টি backward function, {leaves}টি leaf; "
@@ -81,7 +81,7 @@ WORDS = {
         "versions": "version {now} now, backward needs {wanted}",
         "output_of": "output of {op}",
         "a_tensor": "tensor",
-        "freed": "✗ saved tensors freed: backward already ran",
+        "freed": "✗ saved tensors freed:\nbackward already ran",
         "unusable": "✗ saved tensor cannot be read",
         "alt_title": "Autograd graph of {root}: {functions} backward functions, {leaves} leaves; "
                      "arrows follow the gradient.",

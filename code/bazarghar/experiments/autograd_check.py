@@ -41,22 +41,23 @@ __all__ = [
 TOLERANCE = 1e-12
 
 
-def numpy_backward(params: dict, X: np.ndarray, y: np.ndarray) -> dict:
+def numpy_backward(p: dict, X: np.ndarray, y: np.ndarray) -> dict:
     """DeliveryMLP-এর (eval mode) MSE loss-এর gradient, শুধু NumPy-তে, পর্ব ০৫-এর মতো হাতে:
-    forward-এর প্রতিটি মধ্যবর্তী মান রেখে, শেষ থেকে শুরুর দিকে chain rule।"""
-    z = (X - params["x_mean"]) / params["x_std"]
-    a1 = z @ params["hidden.0.weight"].T + params["hidden.0.bias"]
+    forward-এর প্রতিটি মধ্যবর্তী মান রেখে, শেষ থেকে শুরুর দিকে chain rule। p: state_dict-এর
+    নাম থেকে array।"""
+    z = (X - p["x_mean"]) / p["x_std"]
+    a1 = z @ p["hidden.0.weight"].T + p["hidden.0.bias"]
     h1 = np.maximum(a1, 0)
-    a2 = h1 @ params["hidden.3.weight"].T + params["hidden.3.bias"]
+    a2 = h1 @ p["hidden.3.weight"].T + p["hidden.3.bias"]
     h2 = np.maximum(a2, 0)
-    pred = (h2 @ params["head.weight"].T + params["head.bias"])[:, 0]
-    d_out = (2 * (pred - y) / len(y))[:, None]          # dL/d(output), আকার (N, 1)
-    grads = {"head.weight": d_out.T @ h2, "head.bias": d_out.sum(0)}
-    d_a2 = (d_out @ params["head.weight"]) * (a2 > 0)   # ReLU: যেখানে output > 0 সেখানেই পথ খোলা
-    grads |= {"hidden.3.weight": d_a2.T @ h1, "hidden.3.bias": d_a2.sum(0)}
-    d_a1 = (d_a2 @ params["hidden.3.weight"]) * (a1 > 0)
-    grads |= {"hidden.0.weight": d_a1.T @ z, "hidden.0.bias": d_a1.sum(0)}
-    return grads
+    pred = (h2 @ p["head.weight"].T + p["head.bias"])[:, 0]
+    d = (2 * (pred - y) / len(y))[:, None]       # dL/d(output), আকার (N, 1)
+    g = {"head.weight": d.T @ h2, "head.bias": d.sum(0)}
+    d = (d @ p["head.weight"]) * (a2 > 0)        # ReLU: output > 0 হলেই পথ খোলা
+    g |= {"hidden.3.weight": d.T @ h1, "hidden.3.bias": d.sum(0)}
+    d = (d @ p["hidden.3.weight"]) * (a1 > 0)
+    g |= {"hidden.0.weight": d.T @ z, "hidden.0.bias": d.sum(0)}
+    return g
 
 
 def numpy_check_demo(n: int = 16) -> dict:
