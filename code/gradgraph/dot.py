@@ -25,7 +25,7 @@ def emit(graph: Graph, *, direction: str = "down", saved: bool = False, compact:
          caption: str | None = None, legend: bool = True, lang: str = "bn") -> str:
     w = style.words(lang)
     # Compact: a leaf on one line (the legend says what amber is), ranks closer: a deep graph on a slide.
-    ranksep, nodesep = (0.12, 0.12) if compact else (0.3, 0.18)
+    ranksep, nodesep = (0.12, 0.12) if compact else (0.18, 0.16)
     lines = [
         "digraph gradgraph {",
         f'  graph [rankdir={DIRECTIONS[direction]}, nodesep={nodesep}, ranksep={ranksep}, pad=0.15,'
@@ -103,7 +103,8 @@ def _label(node: Node, w: dict, saved: bool, compact: bool = False) -> str:
             rows.append(_row(_quiet(w["saved_more"].format(count=len(node.saved) - SAVED_ROWS)), rule=True))
     if node.problem is not None:
         text = "<BR ALIGN=\"LEFT\"/>".join(escape(line) for line in problem_text(node, w).split("\n"))
-        rows.append(f'<TR><TD ALIGN="LEFT" BALIGN="LEFT"><FONT COLOR="{style.PROBLEM}"><I>{text}</I></FONT></TD></TR>')
+        # Upright: Noto Sans Bengali has no italic, and a synthesised slant is hard to read.
+        rows.append(f'<TR><TD ALIGN="LEFT" BALIGN="LEFT"><FONT COLOR="{style.PROBLEM}">{text}</FONT></TD></TR>')
     return _table(rows, style.FUNCTION, "rounded", border=style.BORDER)
 
 
