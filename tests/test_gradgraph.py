@@ -403,7 +403,7 @@ def test_bengali_legend_and_fonts_in_both_renderings():
     figure = gradgraph.draw(y, names=names, caption="ছবি ৮.১ — y-এর graph")
     svg = figure.svg()
     assert 'font-family="Noto Sans Bengali,' in svg and "DejaVu Sans Mono" in svg
-    assert "ছবি ৮.১ — y&#45;এর graph" in svg and "তীর: gradient-এর পথ" in svg
+    assert "ছবি ৮.১ — y&#45;এর graph" in svg and "তীর: gradient&#45;এর পথ" in svg
     pdf = subprocess.run(["pdftotext", "-", "-"], input=figure.pdf(), capture_output=True, check=True).stdout
     assert "তীর: gradient-এর পথ".encode() in pdf
     assert "blue, rounded: a backward function" in gradgraph.draw(y, lang="en").source
