@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections import Counter
 from html import escape
 
+from modtree.dot import _mono, _quiet  # the module tree's monospace and quiet text, one family
+
 from . import style
 from .walk import Graph, Node
 
@@ -175,12 +177,3 @@ def _swatch(colours: tuple[str, str], outline: str, border: int) -> str:
 
 def _key(text: str) -> str:
     return f'<FONT COLOR="{style.KEY_RED}" FACE="{style.KEY_FONT}">{escape(text)}</FONT>'
-
-
-def _mono(text: str) -> str:
-    return f'<FONT FACE="{style.KEY_FONT}">{escape(text)}</FONT>'
-
-
-def _quiet(text: str, italic: bool = False) -> str:
-    body = f"<I>{escape(text)}</I>" if italic else escape(text)
-    return f'<FONT COLOR="{style.QUIET}" POINT-SIZE="{style.QUIET_PT}">{body}</FONT>'
