@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lecturekit.course import pages, site
 from lecturekit.execute import cache
 from lecturekit.execute.build import ExecutedLecture, Lookup, complete, look_up
 from lecturekit.errors import LectureError
@@ -79,6 +80,10 @@ def product_inputs(theme: str, nb_bytes: bytes, lecture_root: Path, fmt_name: st
     figures = lecture_figures_dir(Path(lecture_root).parent.parent, Path(lecture_root).name)
     if figures.is_dir():
         _digest_files(h, figures)
+    # What the lecture's page links to besides itself (course/pages.py): a new neighbour rewrites it.
+    links = pages.links_path(Path(lecture_root).parent.parent, Path(lecture_root).name)
+    if links.exists():
+        h.update(hashlib.sha256(links.read_bytes()).digest())
     return h.hexdigest()
 
 
@@ -315,6 +320,8 @@ def build_course(project: Project, lecture_dirs: Iterable[Path], format_names: l
     format_names = list(format_names or FORMATS)
     jobs = max(1, jobs or default_jobs())
     project.sweep_leftovers()
+    lecture_dirs = list(lecture_dirs)
+    site.write_page_links(project, lecture_dirs)  # an input of the products: before the plan
     versions = cache.environment_versions()
     theme = theme_digest(project)
     plans = plan(project, lecture_dirs, format_names, versions=versions, theme=theme, fresh=fresh,
