@@ -60,10 +60,12 @@ end
 local function alt_text(fig, image)
   local alt = image.attributes["fig-alt"]
   if alt and alt ~= "" then return alt end
-  alt = pandoc.utils.stringify(image.caption)
-  if alt ~= "" then return alt end
+  -- (Under Quarto an image keeps its caption only in a block the page shows and Quarto hid, read
+  -- as written: the output's description comes first there, as scripts/render's emitter puts it.)
   alt = C.quarto and pdf_figures.description_for(image.src)
   if alt then return alt end
+  alt = pandoc.utils.stringify(image.caption)
+  if alt ~= "" then return alt end
   alt = pandoc.utils.stringify(pandoc.utils.blocks_to_inlines(fig.caption.long or {}))
   local numbered = alt:match("^" .. C.words.figure .. " [^ ]+ — (.*)$")
   return numbered or alt

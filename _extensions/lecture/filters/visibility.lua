@@ -37,9 +37,12 @@ local function shown(visible, when, unless)
   return match == visible
 end
 
+local unconditional  -- this filter without its ConditionalBlock handler (below)
+
 -- Quarto has parsed each conditional block into its ConditionalBlock node and emptied the ones its
--- own names hide (the block as written stays in `original_node`). Only the format conditions are
--- ours to decide; one with a profile or metadata condition keeps Quarto's decision.
+-- own names hide (the block as written stays in `original_node`, whose notes, pauses and claims
+-- this filter then sees for the first time). Only the format conditions are ours to decide; one
+-- with a profile or metadata condition keeps Quarto's decision.
 local function quarto_conditional(node)
   local condition = node.condition or {}
   for key in pairs(condition) do
@@ -50,13 +53,10 @@ local function quarto_conditional(node)
   if not show then return {} end
   -- Shown by Quarto too: its node (normalised like the rest) stays; hidden by it: the block as written.
   local hidden_by_quarto = #node.node.content == 0 and #node.original_node.content > 0
-  if hidden_by_quarto then return node.original_node.content end
+  if hidden_by_quarto then return pandoc.Blocks(node.original_node.content):walk(unconditional) end
 end
 
-return {
-  ConditionalBlock = function(node)
-    if DECIDED_HERE_UNDER_QUARTO[C.format] then return quarto_conditional(node) end
-  end,
+unconditional = {
   Div = function(el)
     if not C.quarto then
       for cls, visible in pairs({ ["content-visible"] = true, ["content-hidden"] = false }) do
@@ -74,4 +74,13 @@ return {
   Span = function(el)
     if C.has_class(el, "claim") then return el.content end
   end,
+}
+
+return {
+  ConditionalBlock = function(node)
+    if DECIDED_HERE_UNDER_QUARTO[C.format] then return quarto_conditional(node) end
+  end,
+  Div = unconditional.Div,
+  Para = unconditional.Para,
+  Span = unconditional.Span,
 }

@@ -21,11 +21,16 @@ local function folded(blocks, summary, class)
   return pandoc.Div(out, pandoc.Attr("", { "folded" }))
 end
 
--- A copy for the folded answer on screen: the appendix keeps the ids (the handout's place for them).
+-- A copy for the folded answer on screen: the appendix keeps the ids (the handout's place for them);
+-- a figure of the copy takes the number of the appendix's (crossref.lua).
 local function without_ids(blocks)
   local function clear(el) el.identifier = ""; return el end
+  local function figure(fig)
+    if fig.identifier ~= "" then fig.attributes["copy-of"] = fig.identifier end
+    return clear(fig)
+  end
   return pandoc.Blocks(blocks):walk({ Div = clear, Span = clear, Header = clear, CodeBlock = clear,
-    Code = clear, Link = clear, Image = clear, Figure = clear, Table = clear })
+    Code = clear, Link = clear, Image = clear, Figure = figure, Table = clear })
 end
 
 local function print_only(blocks)
@@ -118,8 +123,28 @@ local function page(doc)
     h.level = h.level + 1
     return h
   end })
-  -- A wide table scrolls in its own box, never the page.
-  doc = doc:walk({ Table = function(t) return pandoc.Div({ t }, pandoc.Attr("", { "table-box" })) end })
+  -- Tables numbered as the handout numbers them ("সারণি ৯.১", its caption after), in the handout's
+  -- order: a folded answer is a copy of the appendix's and is not counted. A wide table scrolls in
+  -- its own box, never the page.
+  local episode = doc.meta.episode and tonumber(pandoc.utils.stringify(doc.meta.episode))
+  local tables = 0
+  doc = doc:walk({ traverse = "topdown",
+    Div = function(div)
+      if C.has_class(div, "folded") then return div, false end
+    end,
+    Table = function(t)
+      tables = tables + 1
+      local label = pandoc.Inlines({ pandoc.Strong({ pandoc.Str(C.words.table .. " " ..
+        C.bn((episode and (episode .. ".") or "") .. tables)) }) })
+      local caption = pandoc.utils.blocks_to_inlines(t.caption.long or {})
+      if #caption > 0 then label:insert(pandoc.Str(" — ")); label:extend(caption) end
+      t.caption.long = { pandoc.Plain(label) }
+      return pandoc.Div({ t }, pandoc.Attr("", { "table-box" })), false
+    end,
+  })
+  doc = doc:walk({ Table = function(t)
+    if #(t.caption.long or {}) == 0 then return pandoc.Div({ t }, pandoc.Attr("", { "table-box" })) end
+  end })
   doc.meta["episode-line"] = episode_line(doc.meta)
   doc.meta["page-words"] = pandoc.MetaMap((function()
     local words = {}

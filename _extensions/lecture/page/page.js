@@ -102,7 +102,7 @@
   var form = box.closest(".search");
   var results = form.querySelector(".search-results");
   var root = box.getAttribute("data-root") || "";
-  var index = null;
+  var found = null;  // the loaded index
   var loading = null;
   form.hidden = false;
 
@@ -110,12 +110,12 @@
     if (loading) return loading;
     loading = new Promise(function (resolve, reject) {
       // The library and the index are scripts (a page opened from disk may not fetch files).
-      var scripts = [box.getAttribute("data-index").replace(/search-index\.js$/, "minisearch.js"),
-                     box.getAttribute("data-index")];
+      var index = box.getAttribute("data-index");
+      var scripts = [index.replace(/search-index\.js$/, "minisearch.js"), index.replace(/search-index\.js$/, "search.js"), index];
       var next = function () {
         if (!scripts.length) {
-          index = window.CourseSearch.load(window.COURSE_SEARCH_INDEX);
-          return resolve(index);
+          found = window.CourseSearch.load(window.COURSE_SEARCH_INDEX);
+          return resolve(found);
         }
         var script = document.createElement("script");
         script.src = scripts.shift();
@@ -131,6 +131,7 @@
   function show(hits) {
     results.textContent = "";
     var query = box.value.trim();
+    results.dataset.query = box.value;  // which query the list answers
     if (!query) return;
     if (!hits.length) {
       var none = document.createElement("p");
@@ -165,7 +166,7 @@
   box.addEventListener("input", function () {
     clearTimeout(typed);
     typed = setTimeout(function () {
-      load().then(function () { show(window.CourseSearch.search(index, box.value)); });
+      load().then(function () { show(window.CourseSearch.search(found, box.value)); });
     }, 120);
   });
   box.addEventListener("keydown", function (event) {
