@@ -511,3 +511,199 @@ def test_course_page_links_each_page_first_and_fits_a_phone(browser, rendered):
         for href in hrefs:
             assert (rendered / href).is_file(), href
     assert audit["scrollWidth"] <= PHONE["width"] and not audit["small"] and not audit["tooSmall"], audit
+
+
+# ---- both paths: quarto render writes the same page ------------------------------------------------------
+
+# Every construct the page draws, in a small lecture: a part, a formula, printed markup, a table,
+# blocks for the handout only (a callout, a pause and notes inside: the page shows the block, not
+# the notes) and for the slides only, a stepper, a figure and a reference to it, a quiz, an
+# exercise, a glossary, and an exercise for the handout only whose answer is a figure.
+FIXTURE = r"""
+# প্রথম অংশ {#sec-first}
+
+## সূত্র আর সারণি {#sec-formula}
+
+একটি রেখা $y = xW^\top + b$, আর একটি [লিংক](https://pytorch.org/docs/)।
+
+```{python}
+#| echo: false
+import courseplot
+courseplot.setup_kernel()
+```
+
+```{python}
+#| label: printed
+print('<script>window.ran = 1</script><img src=x onerror="window.ran = 2">')
+```
+
+| নাম | মান |
+|---|---|
+| `state_dict` | দুই |
+
+:::: {.content-visible when-format="typst"}
+শুধু হ্যান্ডআউট আর পাতার বাক্য।
+
+::: {.callout-warning}
+হ্যান্ডআউটের সতর্কতা।
+:::
+
+. . .
+
+::: {.notes}
+লুকানো নোট।
+:::
+::::
+
+::: {.content-visible when-format="revealjs"}
+শুধু স্লাইডের বাক্য।
+:::
+
+## ধাপে ধাপে {#sec-steps}
+
+::: {#stp-steps .stepper}
+```{python}
+#| label: steps
+#| code-line-numbers: "|1|2"
+total = 1 + 2
+print(total)
+```
+
+1. **যোগ।** দুটি সংখ্যা যোগ হয়।
+2. **ছাপা।** ফল ছাপা হয়।
+:::
+
+## ছবি {#sec-figure}
+
+```{python}
+#| label: fig-line
+#| fig-cap: "একটি সরল রেখা"
+#| fig-alt: "বাঁ থেকে ডানে ওঠা একটি সরল রেখা"
+import matplotlib.pyplot as plt
+plt.plot([0, 1], [0, 1])
+plt.show()
+```
+
+@fig-line-এ রেখাটি।
+
+# দ্বিতীয় অংশ {#sec-second}
+
+## প্রশ্ন {#sec-quiz}
+
+::: {.quiz}
+কোনটি ঠিক?
+
+- [ ] এক
+- [x] দুই
+
+::: {.explain}
+কারণ দুই।
+:::
+:::
+
+## অনুশীলনী {#sec-exercise}
+
+::: {.exercise title="যোগ"}
+২ + ২ কত?
+
+::: {.answer}
+চার।
+:::
+:::
+
+::: {.glossary}
+শব্দ
+: তার অর্থ।
+:::
+
+::::: {.content-visible when-format="typst"}
+## ছবির অনুশীলনী {#sec-exercise-figure}
+
+::: {.exercise}
+রেখাটি উল্টো দিকে আঁকুন।
+
+:::: {.answer}
+```{python}
+#| label: fig-answer
+#| fig-cap: "উল্টো রেখা"
+plt.plot([0, 1], [1, 0])
+plt.show()
+```
+::::
+:::
+:::::
+"""
+
+PROFILE = r"""
+() => {
+  const squash = t => (t || '').replace(/\s+/g, '');
+  const main = document.querySelector('main');
+  return {
+    headings: [...document.querySelectorAll('h1, h2, h3, h4')].map(h => [h.tagName, squash(h.textContent)]),
+    blocks: [...main.querySelectorAll(':is(p, li, dt, dd, pre, figcaption, caption, th, td, .callout-title, summary)')]
+      .filter(el => !el.querySelector('p, li, pre, dt, dd')).map(el => squash(el.textContent)).filter(Boolean),
+    figures: [...main.querySelectorAll('figure')].map(f => [(f.querySelector('img') || {}).alt,
+      squash((f.querySelector('figcaption') || {}).textContent), ((f.querySelector('img') || {}).src || '').slice(0, 19)]),
+    code: [...main.querySelectorAll('pre')].map(p => [p.closest('.cell-output') ? 'output' : 'code', squash(p.textContent)]),
+    numbered: main.querySelectorAll('pre.numbered').length,
+    details: [...main.querySelectorAll('details')].map(d => d.className),
+    printOnly: [...main.querySelectorAll('.print-only')].map(d => squash(d.textContent)),
+    toc: [...document.querySelectorAll('.toc a')].map(a => a.getAttribute('href')),
+    links: [...document.querySelectorAll('a[href]')].map(a => a.getAttribute('href')).filter(h => !/^#cb/.test(h)),
+    katex: main.querySelectorAll('.katex').length,
+    ran: window.ran === undefined ? null : window.ran,
+    header: [...document.querySelectorAll('.episode-line, h1, .title-en, .provenance')].map(e => squash(e.textContent)),
+  };
+}
+"""
+
+
+def test_quarto_render_writes_the_same_page(project_builder, browser):
+    """`quarto render` (Quarto's html format with the lecture filters) and scripts/render write the
+    same page for a lecture with every construct the page draws: the same headings, text blocks,
+    figures (SVG, described, numbered; the handout-only answer's figure too), code and outputs,
+    folded answers, printed appendix, contents, links and formulas. Printed markup is text in both,
+    and runs nothing."""
+    import test_quarto
+    if test_quarto.QUARTO is None:
+        pytest.skip("no Quarto CLI: set $QUARTO or put quarto on PATH (.ci/run uses ../shared/quarto/bin/quarto)")
+    from helpers import run_render
+    project = test_quarto.small_quarto_project(project_builder, ["01-one"])
+    project_builder.copy_code()
+    index = project / "lectures" / "01-one" / "index.qmd"
+    index.write_text(index.read_text(encoding="utf-8").split("---\n", 2)[0] + "---\n" +
+                     index.read_text(encoding="utf-8").split("---\n", 2)[1] + "---\n" + FIXTURE, encoding="utf-8")
+    started = time.monotonic()
+    theirs = test_quarto.quarto(project)
+    log = theirs.stdout + theirs.stderr
+    assert theirs.returncode == 0, log[-3000:]
+    assert not test_quarto.warnings_in(log), test_quarto.warnings_in(log)
+    quarto_seconds = time.monotonic() - started
+    page = project / "_output" / "01-one" / "index.html"
+    quarto_page = page.with_name("quarto-index.html")
+    page.rename(quarto_page)
+    started = time.monotonic()
+    ours = run_render(project, "--quiet", "--force")
+    assert ours.returncode == 0, ours.stderr[-3000:]
+    print(f"quarto render {quarto_seconds:.1f} s, scripts/render --force {time.monotonic() - started:.1f} s")
+    profiles = []
+    for path in (page, quarto_page):
+        loaded = Loaded(browser, path.as_uri(), viewport=DESKTOP)
+        try:
+            profiles.append(loaded.page.evaluate(PROFILE))
+            assert not loaded.console, (path.name, loaded.console)
+        finally:
+            loaded.close()
+    mine, other = profiles
+    different = {key: (mine[key], other[key]) for key in mine if mine[key] != other[key]}
+    assert not different, "\n".join(f"{key}:\n  ours:   {a}\n  Quarto: {b}" for key, (a, b) in different.items())
+    # And what the page shows is what the lecture says (a check of the profile itself).
+    assert mine["ran"] is None and any('<script>window.ran=1</script>' in text for kind, text in mine["code"])
+    assert mine["katex"] == 1 and mine["numbered"] == 1 and mine["details"] == ["quiz-answer", "answer", "answer"]
+    assert [alt for alt, _caption, _src in mine["figures"]][:1] == ["বাঁ থেকে ডানে ওঠা একটি সরল রেখা"]
+    assert all(src.startswith("data:image/svg+xml") for _alt, _caption, src in mine["figures"])
+    assert [caption[:7] for _alt, caption, _src in mine["figures"]] == ["ছবি১.১—", "ছবি১.২—", "ছবি১.২—"]
+    blocks = "".join(mine["blocks"])
+    assert "শুধুহ্যান্ডআউটআরপাতারবাক্য।" in blocks and "হ্যান্ডআউটেরসতর্কতা।" in blocks
+    assert "শুধুস্লাইডেরবাক্য" not in blocks and "লুকানোনোট" not in blocks and ". . ." not in blocks
+    assert "সারণি১.১" in blocks and mine["printOnly"][-1].startswith("উত্তরমালা")
