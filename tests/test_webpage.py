@@ -114,6 +114,7 @@ STRUCTURE = r"""
     quizzes: [...document.querySelectorAll('main .quiz')].map(q => q.querySelectorAll('details.quiz-answer').length),
     questions: [...document.querySelectorAll('main .question')].map(q => q.querySelectorAll('details.answer').length),
     printOnlyAnswers: document.querySelectorAll('.print-only.answers').length,
+    goals: [...document.querySelectorAll('.lecture-head .goals li')].map(text),
   };
 }
 """
@@ -150,6 +151,13 @@ def test_the_page_reads_like_an_episode_page(phone_pages, rendered, lecture):
         assert s["subtitle"] == meta["subtitle"]
     if meta.get("title-en"):
         assert s["titleEn"] == " ".join(str(meta["title-en"]).split()) and s["titleEnLang"] == "en"
+    # The learning goals at the top: the list under the heading marked `.goals`, as written there.
+    marked = re.search(r"^## .*\{#[\w-]+ \.goals\}\s*\n(.*?)(?=^#)", lecture.text(), re.M | re.S)
+    if marked:
+        items = re.findall(r"^\d+\. ", marked[1], re.M)
+        assert len(s["goals"]) == len(items) >= 3, s["goals"]
+    else:
+        assert s["goals"] == []
     # The skip link comes first and lands on the main text; landmarks for the page's parts.
     assert s["skip"] == ["skip-link", "#content"]
     assert s["landmarks"]["banner"] == 1 and s["landmarks"]["main"] == 1 and s["landmarks"]["contentinfo"] == 1

@@ -113,7 +113,23 @@ local function episode_line(meta)
   return table.concat(parts, " · ")
 end
 
+-- The learning goals: the first list after the heading classed `.goals`, shown again at the top of
+-- the page (on screen; printed, the page is the handout, which has them in place).
+local function goals(blocks)
+  local found = false
+  for _, block in ipairs(blocks) do
+    if block.t == "Header" then
+      if found then return nil end
+      found = C.has_class(block, "goals")
+    elseif found and (block.t == "OrderedList" or block.t == "BulletList") then
+      return block
+    end
+  end
+end
+
 local function page(doc)
+  local listed = goals(doc.blocks)
+  if listed then doc.meta["page-goals"] = pandoc.MetaBlocks({ listed:clone() }) end
   local has_math
   doc, has_math = typeset(doc)  -- first: a heading's formula reaches the contents typeset
   doc.meta["has-math"] = has_math

@@ -57,6 +57,31 @@
   placeContents();
   if (wide.addEventListener) wide.addEventListener("change", placeContents);
 
+  // ---- the contents mark where the reader is (and keep it in view beside the text) ---------------
+  var tocLinks = {};
+  document.querySelectorAll(".toc a[href^='#']").forEach(function (a) { tocLinks[a.getAttribute("href").slice(1)] = a; });
+  var current = null;
+  if (window.IntersectionObserver && toc) {
+    var seen = new IntersectionObserver(function (entries) {
+      entries.forEach(function (entry) {
+        if (!entry.isIntersecting) return;
+        var link = tocLinks[entry.target.id];
+        if (!link || link === current) return;
+        if (current) current.removeAttribute("aria-current");
+        link.setAttribute("aria-current", "location");
+        current = link;
+        if (wide.matches && toc.open) {
+          var box = toc.getBoundingClientRect(), at = link.getBoundingClientRect();
+          if (at.top < box.top || at.bottom > box.bottom) toc.scrollTop += at.top - box.top - box.height / 3;
+        }
+      });
+    }, { rootMargin: "0px 0px -70% 0px" });
+    Object.keys(tocLinks).forEach(function (id) {
+      var section = document.getElementById(id);
+      if (section) seen.observe(section);
+    });
+  }
+
   // ---- boxes that scroll sideways can be scrolled from the keyboard ------------------------------
   function scrollable() {
     document.querySelectorAll("main pre, main .table-box, main .katex-display, main figure").forEach(function (box) {
