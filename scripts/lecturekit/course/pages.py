@@ -190,13 +190,14 @@ class _Sections(html.parser.HTMLParser):
         found = dict(attrs)
         classes = (found.get("class") or "").split()
         skipped = self._skipping() or tag in _SKIPPED or "print-only" in classes or "katex-html" in classes
-        section = None
+        section: dict[str, Any] | None = None
         if tag == "section" and found.get("id") and not skipped:
             parent = self._section()
             section = {"id": found["id"], "title": "", "text": [], "part": parent["title"] if parent else ""}
             self.sections.append(section)
-        if tag in ("h2", "h3", "h4") and not skipped and self._section() is not None and not self._section()["title"]:
-            self.heading = self._section()
+        around = self._section()
+        if tag in ("h2", "h3", "h4") and not skipped and around is not None and not around["title"]:
+            self.heading = around
         self.stack.append((tag, skipped, section))
 
     def handle_endtag(self, tag: str) -> None:
