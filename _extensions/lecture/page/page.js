@@ -126,7 +126,8 @@
   if (!box) return;
   var form = box.closest(".search");
   var results = form.querySelector(".search-results");
-  var root = box.getAttribute("data-root") || "";
+  // Result links are relative to the site's root, the folder that holds assets/.
+  var root = box.getAttribute("data-index").replace(/assets\/search-index\.js$/, "");
   var found = null;  // the loaded index
   var loading = null;
   form.hidden = false;

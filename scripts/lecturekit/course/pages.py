@@ -78,7 +78,7 @@ def page_links(lectures: list[tuple[Path, Meta]], folder: Path, has_code: bool) 
     """What the page of `folder` links to besides itself; `lectures`: every readable lecture."""
     ordered = [item[0].name for item in sorted(lectures, key=course_order)]
     metas = {item[0].name: item[1] for item in lectures}
-    links: dict[str, Any] = {"course": {"href": "../index.html"}}
+    links: dict[str, Any] = {}
     products = [{"href": fmt.product, "label": _text(fmt.link_label)} for fmt in FORMATS.values() if fmt is not HTML]
     if has_code:
         products.append({"href": ZIP_NAME, "label": _text(WORDS["code-zip"])})
@@ -95,15 +95,17 @@ def page_links(lectures: list[tuple[Path, Meta]], folder: Path, has_code: bool) 
     return {"page-links": links}
 
 
-def write_page_links(project: Project, lecture_dirs: list[Path], has_code: Callable[[Path, Meta], bool]) -> None:
+def write_page_links(project: Project, lecture_dirs: list[Path], has_code: Callable[[Path, Meta], bool],
+                     known: dict[str, Meta] | None = None) -> None:
     """`_build/<lecture>/_metadata.yml` for each of `lecture_dirs`, from every lecture of the project
-    (only when its bytes change); `has_code(folder, meta)`: whether the lecture has a code zip. A
-    lecture whose front matter cannot be read gets none and is no one's neighbour: its own render
-    reports it."""
+    (only when its bytes change); `has_code(folder, meta)`: whether the lecture has a code zip;
+    `known`: the front matters the caller has read already (the others are read here). A lecture
+    whose front matter cannot be read gets none and is no one's neighbour: its own render reports it."""
     readable: list[tuple[Path, Meta]] = []
     for folder in project.lectures():
         try:
-            readable.append((folder, lecture_meta(folder)))
+            meta = (known or {}).get(folder.name)
+            readable.append((folder, frontmatter.with_defaults(meta, folder) if meta is not None else lecture_meta(folder)))
         except (LectureError, OSError):
             continue
     names = {folder.name for folder, _meta in readable}

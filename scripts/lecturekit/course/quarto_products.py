@@ -226,7 +226,8 @@ def product_digests(project: Project, name: str, theme: str) -> dict[str, str] |
         notebook = project.notebook_path(name).read_bytes()
     except OSError:
         return None
-    return {product: product_inputs(theme, notebook, project.lectures_dir / name, f"quarto {fmt}")
+    from lecturekit.write.formats import FORMATS
+    return {product: product_inputs(theme, notebook, project.lectures_dir / name, f"quarto {fmt}", FORMATS[fmt].course_links)
             for fmt, product in FORMAT_PRODUCTS.items()}
 
 

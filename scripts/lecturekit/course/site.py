@@ -136,11 +136,11 @@ def write_code_zip(project: Project, lecture_dir: Path, meta: Meta | None = None
 lecture_meta = pages.lecture_meta
 
 
-def write_page_links(project: Project, lecture_dirs: list[Path]) -> None:
+def write_page_links(project: Project, lecture_dirs: list[Path], known: dict[str, Meta] | None = None) -> None:
     """What each lecture's page links to besides itself (course/pages.py), its code zip included
-    when the lecture has scripts."""
+    when the lecture has scripts; `known`: front matters already read, by folder name."""
     pages.write_page_links(project, lecture_dirs,
-                           lambda folder, meta: bool(lecture_code_files(project, folder, meta)))
+                           lambda folder, meta: bool(lecture_code_files(project, folder, meta)), known)
 
 
 TEMPLATES = Path(__file__).parent / "templates"

@@ -240,6 +240,9 @@ class Format:
     # Quarto's own default for an option where pandoc's differs, so both renderers agree when
     # neither _quarto.yml nor the front matter sets it.
     defaults: Mapping[str, Any] = field(default_factory=dict)
+    # The product shows the lecture's links to the rest of the course (its neighbours' titles,
+    # _build/<lecture>/_metadata.yml): a new neighbour writes it again.
+    course_links: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "options", MappingProxyType(dict(self.options)))
@@ -329,6 +332,7 @@ HTML = Format(
     link_label=WORDS["page"],
     # Quarto writes HTML unwrapped (`wrap: none`), as here.
     fixed_args=("--standalone", "--embed-resources", "--section-divs", "--wrap=none"),
+    course_links=True,
 )
 
 # The course page links each lecture's products in this order: the page (students) first.
