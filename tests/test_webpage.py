@@ -715,3 +715,37 @@ def test_quarto_render_writes_the_same_page(project_builder, browser):
     assert "শুধুহ্যান্ডআউটআরপাতারবাক্য।" in blocks and "হ্যান্ডআউটেরসতর্কতা।" in blocks
     assert "শুধুস্লাইডেরবাক্য" not in blocks and "লুকানোনোট" not in blocks and ". . ." not in blocks
     assert "সারণি১.১" in blocks and mine["printOnly"][-1].startswith("উত্তরমালা")
+
+
+def test_printed_markup_and_a_neighbours_title_are_text(project_builder, browser):
+    """What a cell prints and what another lecture's title says reach the page as text: the printed
+    `<script>` and `onerror` run nothing, and markdown or a script link in the next lecture's
+    title is shown as written, not made a link."""
+    from lecturekit.course import builder as course
+    from lecturekit.project import Project
+    first = project_builder.add_lecture("01-a", """
+        # অংশ {#sec-a}
+
+        ## ছাপা {#sec-printed}
+
+        ```{python}
+        #| label: printed
+        print('<script>window.ran = 1</script><img src=x onerror="window.ran = 2">')
+        ```
+        """, front={"title": "প্রথম", "episode": 1})
+    title = "দ্বিতীয় *খ* [গ](javascript:window.ran=3) <b>ঘ</b>"
+    project_builder.add_lecture("02-b", "# অংশ {#sec-b}\n", front={"title": title, "episode": 2})
+    _plans, results = course.build_course(Project(project_builder.root), [first], ["html"], jobs=1, accept=True)
+    assert [r.error for r in results] == [None], results
+    page = project_builder.output("01-a", "index.html")
+    html = page.read_text(encoding="utf-8")
+    assert "<script>window.ran" not in html and 'href="javascript:' not in html and "<b>ঘ</b>" not in html
+    loaded = Loaded(browser, page.as_uri(), bypass_csp=False)
+    try:
+        shown = loaded.page.inner_text("main .cell-output pre")
+        nav = loaded.page.inner_text("nav.episodes .next")
+        ran = loaded.page.evaluate("window.ran === undefined")
+    finally:
+        loaded.close()
+    assert shown == '<script>window.ran = 1</script><img src=x onerror="window.ran = 2">'
+    assert title in nav and ran
