@@ -42,6 +42,13 @@ def page_of(rendered, lecture) -> Path:
     return lecture.product(rendered, "index.html")
 
 
+def artifacts(lecture) -> Path:
+    """tests/artifacts/<lecture>/: screenshots a person looks at (page-390.png, page-1280.png)."""
+    folder = ROOT / "tests" / "artifacts" / lecture.name
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
 class Loaded:
     """A page opened in Chromium: what it requested and logged while loading, and its page. The
     page's own Content-Security-Policy forbids evaluating strings, which is how Playwright waits for
@@ -261,6 +268,8 @@ def test_on_a_phone(phone_pages, lecture):
         assert audit["targets"] > 20 and not audit["tooSmall"], (state, audit["tooSmall"][:10])
         assert audit["wideBoxes"] > 0 and audit["unfocusable"] == 0, (state, audit)
     page.evaluate("document.querySelectorAll('details').forEach(d => d.open = false)")
+    page.evaluate("window.scrollTo(0, 0)")
+    page.screenshot(path=str(artifacts(lecture) / "page-390.png"))
     word = BENGALI.search(lecture.meta["title"]) and re.findall("[\u0980-\u09ff]+", str(lecture.meta["title"]))[0]
     assert page.evaluate(f"document.fonts.check('17px \"Noto Sans Bengali Web\"', {word!r})")
     loaded = page.evaluate("[...document.fonts].filter(f => f.status === 'loaded').map(f => f.family.replace(/\"/g, ''))")
@@ -418,6 +427,7 @@ def test_printed_page_is_the_handouts_text(browser, rendered, lecture):
     loaded = Loaded(browser, page_of(rendered, lecture).as_uri(), viewport=DESKTOP)
     try:
         page = loaded.page
+        page.screenshot(path=str(artifacts(lecture) / "page-1280.png"))
         page.emulate_media(media="print")
         hidden = page.evaluate("['.toc', '.products', 'nav.episodes', '.site-bar', 'details.quiz-answer'].map(s => "
                                "[...document.querySelectorAll(s)].every(e => e.offsetParent === null))")
