@@ -240,6 +240,23 @@ def page_documents(page: Path, lecture: str, meta: Meta) -> list[dict[str, str]]
     return documents
 
 
+def _cached_documents(project: Project, page: Path, lecture: str, meta: Meta) -> list[dict[str, str]]:
+    """A page's search documents, read again only when the page (or its front matter) changed: a
+    course of 91 pages is not parsed on every render."""
+    stat = page.stat()
+    stamp = [stat.st_size, stat.st_mtime_ns, json.dumps(meta, sort_keys=True, default=str)]
+    cache = project.build_dir / lecture / "search-documents.json"
+    try:
+        kept = json.loads(cache.read_text(encoding="utf-8"))
+        if kept["stamp"] == stamp:
+            return list(kept["documents"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass  # none yet, or damaged: read the page again
+    documents = page_documents(page, lecture, meta)
+    write_if_changed(cache, json.dumps({"stamp": stamp, "documents": documents}, ensure_ascii=False).encode("utf-8"))
+    return documents
+
+
 def build_search(project: Project, lectures: list[tuple[Path, Meta]]) -> Path | None:
     """`_output/assets/search-index.js` from every lecture page of the course (MiniSearch, in node);
     rebuilt only when the documents change. None when no page is made yet."""
@@ -247,7 +264,7 @@ def build_search(project: Project, lectures: list[tuple[Path, Meta]]) -> Path | 
     for folder, meta in sorted(lectures, key=course_order):
         page = project.output_dir / folder.name / HTML.product
         if page.exists():
-            documents += page_documents(page, folder.name, meta)
+            documents += _cached_documents(project, page, folder.name, meta)
     target = assets_dir(project) / SEARCH_INDEX
     if not documents:
         return None
