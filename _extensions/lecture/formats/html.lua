@@ -128,11 +128,11 @@ local function goals(blocks)
 end
 
 local function page(doc)
+  local has_math
+  doc, has_math = typeset(doc)  -- first: a formula reaches the contents and the goals typeset
+  doc.meta["has-math"] = has_math
   local listed = goals(doc.blocks)
   if listed then doc.meta["page-goals"] = pandoc.MetaBlocks({ listed:clone() }) end
-  local has_math
-  doc, has_math = typeset(doc)  -- first: a heading's formula reaches the contents typeset
-  doc.meta["has-math"] = has_math
   doc.meta["page-toc"] = pandoc.MetaBlocks({ raw(contents(doc.blocks)) })
   -- One h1, the lecture's title (the template's): parts are h2, their sections h3.
   doc = doc:walk({ Header = function(h)
