@@ -230,21 +230,33 @@ PHONE_AUDIT = r"""
   // (checkVisibility: the content of a closed <details> is laid out but not shown.)
   const visible = el => { const r = el.getBoundingClientRect();
     return el.checkVisibility({visibilityProperty: true}) && r.width > 0 && r.height > 0; };
-  const small = [];
+  // Contrast (WCAG): the text's colour against the backgrounds painted behind it, composited.
+  const parse = c => { const m = c.match(/rgba?\(([^)]+)\)/); if (!m) return [0, 0, 0, 0];
+    const v = m[1].split(',').map(parseFloat); return [v[0], v[1], v[2], v.length > 3 ? v[3] : 1]; };
+  const blend = (top, bottom) => [0, 1, 2].map(i => top[i] * top[3] + bottom[i] * (1 - top[3])).concat([1]);
+  const lum = c => { const f = x => { x /= 255; return x <= 0.03928 ? x / 12.92 : Math.pow((x + 0.055) / 1.055, 2.4); };
+    return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]); };
+  const ratio = (a, b) => { const x = lum(a), y = lum(b); return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05); };
+  const backdrop = el => { const chain = []; for (let e = el; e; e = e.parentElement) chain.unshift(e);
+    return chain.reduce((bg, e) => { const c = parse(getComputedStyle(e).backgroundColor); return c[3] > 0 ? blend(c, bg) : bg; }, [255, 255, 255, 1]); };
+  const small = [], faint = [];
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
     const el = n.parentElement;
     if (!n.nodeValue.trim() || el.closest('.katex, svg, script, style') || !visible(el)) continue;
-    const size = parseFloat(getComputedStyle(el).fontSize);
+    const style = getComputedStyle(el);
+    const size = parseFloat(style.fontSize);
     const min = el.closest('pre, code, kbd') ? 14 : 16;
     if (size < min - 0.01) small.push([el.tagName, el.className, size, n.nodeValue.trim().slice(0, 40)]);
+    const contrast = ratio(blend(parse(style.color), backdrop(el)), backdrop(el));
+    if (contrast < 4.5) faint.push([el.tagName, el.className, Math.round(contrast * 100) / 100, n.nodeValue.trim().slice(0, 30)]);
   }
   const inSentence = el => { const block = el.parentElement.closest('p, li, dd, dt, td, th, figcaption');
     return block && !block.closest('nav') && block.innerText.replace(/\s+/g, '').length > el.innerText.replace(/\s+/g, '').length; };
   const targets = [...document.querySelectorAll('a[href], button, summary, input, select, textarea')]
     .filter(el => visible(el) && !inSentence(el))
     .map(el => { const r = el.getBoundingClientRect(); return [el.tagName, el.innerText.trim().slice(0, 30), Math.round(r.width), Math.round(r.height)]; });
-  return {scrollWidth: root.scrollWidth, width: root.clientWidth, small,
+  return {scrollWidth: root.scrollWidth, width: root.clientWidth, small, faint,
           tooSmall: targets.filter(t => t[2] < 44 || t[3] < 44), targets: targets.length,
           wideBoxes: [...document.querySelectorAll('main pre, main .table-box, main figure')].filter(b => visible(b) && b.scrollWidth > b.clientWidth + 1).length,
           unfocusable: [...document.querySelectorAll('main pre, main .table-box, main figure, main .katex-display')]
@@ -257,7 +269,8 @@ PHONE_AUDIT = r"""
 def test_on_a_phone(phone_pages, lecture):
     """At 390x844, with every answer folded and then every answer open: no horizontal page scroll
     (wide code, outputs, tables and figures scroll in their own box, reachable by keyboard), text
-    at least 16 px (code 14 px), tap targets at least 44x44 px; Bengali drawn with the course font."""
+    at least 16 px (code 14 px) and at 4.5:1 against what is behind it (every code token too), tap
+    targets at least 44x44 px; Bengali drawn with the course font."""
     page = phone_pages(lecture).page
     for state in ("folded", "open"):
         if state == "open":
@@ -265,6 +278,7 @@ def test_on_a_phone(phone_pages, lecture):
         audit = page.evaluate(PHONE_AUDIT)
         assert audit["scrollWidth"] <= audit["width"] == PHONE["width"], (state, audit["scrollWidth"])
         assert not audit["small"], (state, audit["small"][:10])
+        assert not audit["faint"], (state, audit["faint"][:10])  # every text (code tokens too) at 4.5:1
         assert audit["targets"] > 20 and not audit["tooSmall"], (state, audit["tooSmall"][:10])
         assert audit["wideBoxes"] > 0 and audit["unfocusable"] == 0, (state, audit)
     page.evaluate("document.querySelectorAll('details').forEach(d => d.open = false)")
@@ -528,7 +542,7 @@ def test_course_page_links_each_page_first_and_fits_a_phone(browser, rendered):
         assert hrefs[:3] == [f"{name}/index.html", f"{name}/slides.html", f"{name}/handout.pdf"], hrefs
         for href in hrefs:
             assert (rendered / href).is_file(), href
-    assert audit["scrollWidth"] <= PHONE["width"] and not audit["small"] and not audit["tooSmall"], audit
+    assert audit["scrollWidth"] <= PHONE["width"] and not audit["small"] and not audit["tooSmall"] and not audit["faint"], audit
 
 
 # ---- both paths: quarto render writes the same page ------------------------------------------------------
