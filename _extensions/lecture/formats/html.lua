@@ -162,10 +162,10 @@ local function page(doc)
     if #(t.caption.long or {}) == 0 then return pandoc.Div({ t }, pandoc.Attr("", { "table-box" })) end
   end })
   doc.meta["episode-line"] = episode_line(doc.meta)
-  -- The shared assets, from _output/<lecture>/; a draft (Quarto executing a source itself) lands
-  -- one folder deeper, in _output/<lecture>/draft/.
+  -- The site's root (the course page, assets/), from _output/<lecture>/; a draft (Quarto executing
+  -- a source itself) lands one folder deeper, in _output/<lecture>/draft/.
   local draft = C.quarto and (quarto.doc.input_file or ""):match("%.qmd$")
-  doc.meta["page-assets"] = draft and "../../assets" or "../assets"
+  doc.meta["page-root"] = draft and "../../" or "../"
   doc.meta["page-words"] = pandoc.MetaMap((function()
     local words = {}
     for key, value in pairs(W) do words[key] = pandoc.MetaString(value) end
