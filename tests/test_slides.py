@@ -646,8 +646,9 @@ def test_slide_menu_lists_every_slide_under_its_part_and_jumps(browser, rendered
 
 
 def test_navigation_mode_is_set_as_quarto_spells_it(mini, browser):
-    """`navigation-mode` in the front matter reaches the deck: 'default' makes → jump from part to
-    part (the reason the course sets 'linear'), and without it the deck is linear."""
+    """`navigation-mode` in the front matter reaches the deck: Quarto's 'vertical' (reveal.js's
+    'default') makes → jump from part to part (the reason the course sets 'linear'), and without it
+    the deck is linear."""
     body = """
         # প্রথম অংশ {#sec-one}
 
@@ -666,7 +667,7 @@ def test_navigation_mode_is_set_as_quarto_spells_it(mini, browser):
         তিন।
         """
     for mode, expected in ((None, ["title-slide", "sec-one", "sec-k", "sec-kh", "sec-two", "sec-g"]),
-                           ("default", ["title-slide", "sec-one", "sec-two"])):
+                           ("vertical", ["title-slide", "sec-one", "sec-two"])):
         front = {"title": "নেভিগেশন"} | ({"format": {"revealjs": {"navigation-mode": mode}}} if mode else {})
         mini.write(body, front=front)
         assert mini.render().returncode == 0
