@@ -1,7 +1,6 @@
 """The format records (formats.py) and the pandoc arguments the write stage builds from them.
 Fast: no kernel, no pandoc run; a throwaway project and a lecture read from it."""
 import os
-import shutil
 from types import SimpleNamespace
 
 import nbformat
@@ -10,7 +9,6 @@ import pytest
 from lecturekit.execute.record import Execution
 from lecturekit.read import qmd
 from lecturekit.write.emit import MarkdownEmitter
-from lecturekit import schema
 from lecturekit.errors import LectureError
 from lecturekit.write.figures import FIGURE_MIMES
 from lecturekit.write.formats import (FORMATS, HTML, REVEALJS, TYPST, Format, arg, check_format_options, format_args, ignored,
@@ -18,7 +16,7 @@ from lecturekit.write.formats import (FORMATS, HTML, REVEALJS, TYPST, Format, ar
 from lecturekit.project import Project
 from lecturekit.write.writers import LectureWriter
 
-from helpers import ROOT
+from helpers import ROOT, add_format_schema
 
 
 # ---- the records ------------------------------------------------------------------------------------
@@ -163,12 +161,7 @@ def test_a_new_record_is_known_to_every_stage_that_lists_formats(project_builder
     plain = Format(name="plain", product="notes.txt", options={"columns": arg("--columns")},
                    figure_mimes=("image/png",), link_label="নোট", shared_assets=prepared.append)
     monkeypatch.setitem(FORMATS, "plain", plain)
-    # Every format has its options' schema: the new one's beside the project's.
-    schemas = project_builder.root / "schemas"
-    shutil.copytree(schema.SCHEMAS, schemas)
-    (schemas / "format-plain.yaml").write_text(
-        "type: object\nadditionalProperties: false\nproperties:\n  columns: {type: integer, minimum: 1}\n")
-    monkeypatch.setattr(schema, "SCHEMAS", schemas)
+    add_format_schema(monkeypatch, project_builder.root, "plain", "{columns: {type: integer, minimum: 1}}")
     folder = project_builder.add_lecture("01-a", "# ক {#sec-a}\n", front={
         "title": "ক", "format": {"plain": {"columns": 60}}})
     project = Project(project_builder.root)
