@@ -629,8 +629,8 @@ def test_slide_menu_lists_every_slide_under_its_part_and_jumps(browser, rendered
         assert len(items) == len(slides), (len(items), len(slides))
         for item, slide in zip(items, slides):
             assert (item["h"], item["v"]) == (slide["h"], slide["v"])
-            assert item["title"] and item["title"] in " ".join(slide["title"].split()) or \
-                " ".join(slide["title"].split()).startswith(item["title"][:20]), (item, slide["title"])
+            title, shown = " ".join(item["title"].split()), " ".join(slide["title"].split())
+            assert title and (title in shown or shown.startswith(title[:20])), (item, slide["title"])
             # a part's own slides sit under its divider
             assert item["nested"] == (slide["v"] > 0)
         target = next(s for s in slides if s["v"] > 2)
