@@ -208,9 +208,12 @@ local render_line_numbers = C.renderer("line_numbers", {
 -- An image without a caption (an output shown without `fig-cap`) is no figure: its `fig-alt` is
 -- its description, written where each writer reads one (the image's own text: HTML's alt).
 local function alt_from_fig_alt(img)
+  -- (A figure's image keeps its fig-alt: the figure's description reads it.)
   local alt = img.attributes["fig-alt"]
-  if alt and alt ~= "" and #img.caption == 0 then img.caption = pandoc.Inlines(alt) end
-  if not C.quarto then img.attributes["fig-alt"] = nil end
+  if alt and alt ~= "" and #img.caption == 0 then
+    img.caption = pandoc.Inlines(alt)
+    if not C.quarto then img.attributes["fig-alt"] = nil end
+  end
   return img
 end
 
