@@ -115,7 +115,7 @@ def test_a_damaged_products_manifest_is_discarded_and_rebuilt(copy, damage):  # 
     assert "Traceback" not in result.stderr
     warnings = [line for line in result.stderr.splitlines() if "discarded" in line]
     assert len(warnings) == 1 and "products.json" in warnings[0], result.stderr
-    assert set(json.loads(manifest.read_text(encoding="utf-8"))) == {"revealjs", "typst"}
+    assert set(json.loads(manifest.read_text(encoding="utf-8"))) == {"html", "revealjs", "typst"}
     assert "up to date" in copy.render().stderr
 
 

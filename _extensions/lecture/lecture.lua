@@ -13,6 +13,7 @@ local filters = {
   require("blocks"),      -- cells, outputs, callouts and boxes in each format's own form
   require("titles"),      -- the deck's title slide: course, episode line, English title
   require("provenance"),  -- the cover's render date and versions when Quarto executed the cells
+  require("document"),    -- the whole document in the format's form (the page's contents, formulas)
 }
 
 -- A module may be several passes (a list of filter tables): run them in place, in order.

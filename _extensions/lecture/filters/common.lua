@@ -83,8 +83,17 @@ local function format_renderers(format)
 end
 
 local format_file  -- loaded at the first renderer asked for (its renderers may use this module)
+local named = {}  -- every filter's renderer table, by renderer name
+
+-- Another format's renderer of the same block, for a format file that draws a block as one of our
+-- formats does and then adds to it: `C.renderer_of("stepper", "default")`.
+function M.renderer_of(name, format)
+  local renderers = named[name]
+  return renderers and (renderers[format] or renderers.default)
+end
 
 function M.renderer(name, renderers)
+  named[name] = renderers
   format_file = format_file or format_renderers(M.format)
   local fn = renderers[M.format] or format_file[name] or renderers.default
   if fn then return fn end

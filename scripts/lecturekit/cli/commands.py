@@ -44,3 +44,9 @@ def gather(argv: list[str] | None = None) -> int:
     """`lecture-gather`: products folders packed from rendered lectures, and placed into a project."""
     from lecturekit.cli.gather import main
     return main(argv)
+
+
+def gradgraph(argv: list[str] | None = None) -> int:
+    """`lecture-gradgraph`: the course's autograd-graph drawer (`code/gradgraph`)."""
+    from lecturekit.cli.gradgraph import main
+    return main(argv)
