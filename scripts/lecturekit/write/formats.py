@@ -105,7 +105,11 @@ def reveal_menu(value: Any, root: Path) -> list[str]:
             + (plugin / "menu.js").read_text(encoding="utf-8") + "\n</script>\n"
             + snippet.replace("__MENU_OPTIONS__", script_json(options)))
     target = root / "_build" / "reveal-menu" / f"menu-{hashlib.sha256(html.encode()).hexdigest()[:12]}.html"
-    if not target.exists():
+    try:
+        kept = target.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        kept = None
+    if kept != html:  # none yet, or damaged since (a truncated file would ship a broken menu)
         # Named by its content and renamed into place: lectures rendering at once share it safely.
         target.parent.mkdir(parents=True, exist_ok=True)
         aside = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}")
