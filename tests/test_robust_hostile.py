@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import FRONT, ROOT, MiniProject, run_check
+from helpers import FRONT, ROOT, MiniProject, run_check, run_render
 from lecturekit.errors import LectureError
 from lecturekit.write.formats import reveal_menu, script_json
 from test_robust_markup import WALK, Case, read, walk_deck
@@ -235,3 +235,21 @@ def test_a_filter_refusal_stops_quarto_at_the_lecture_line(tmp_path):
     assert f"error: lectures/01-quiz/index.qmd:{line}: lecture filter: " in log, log[-3000:]
     assert "marks no option right" in log and "stack traceback" not in log, log[-3000:]
     assert not (builder.root / "_output" / "01-quiz").exists()
+
+
+def test_a_filter_refusal_without_an_id_names_the_line_of_what_it_quotes(project_builder):
+    """The page's KaTeX refusing a formula the handout takes, a quiz with more options than letters:
+    the line of the formula, of the question."""
+    cases = {"01-formula": ("সূত্র $\\begin{align}a&=b\\end{align}$ এখানে।", "সূত্র", "KaTeX cannot typeset"),
+             "02-quiz": ("::: {.quiz}\nকোনটি?\n\n" + "- [ ] বিকল্প\n" * 9 + "- [x] ঠিক\n:::", "কোনটি?",
+                         "a quiz takes at most")}
+    lines = {}
+    for name, (body, needle, _says) in cases.items():
+        folder = project_builder.add_lecture(name, HEAD + body + "\n", front={"title": "ঠিক", "episode": int(name[:2])})
+        lines[name] = next(n for n, text in enumerate((folder / "index.qmd").read_text(encoding="utf-8").split("\n"), 1)
+                           if text.startswith(needle))
+    result = run_render(project_builder.root, "--quiet")
+    assert result.returncode == 1, result.stderr
+    for name, (_body, _needle, says) in cases.items():
+        assert re.search(rf"error: \S*lectures/{name}/index\.qmd:{lines[name]}: lecture filter \(\w+\): .*{says}",
+                         result.stderr), result.stderr

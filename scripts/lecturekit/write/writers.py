@@ -216,6 +216,14 @@ class LectureWriter:
                 if match:
                     line = block.line + block.text.count("\n", 0, match.start())
                     return LectureError(message, block.file, line)
+        # Without an id: the text the refusal quotes (a formula, a block's first words), where the
+        # prose holds it.
+        quoted = re.search(r"\$(.+?)\$: |at \"([^\"☐☒]{4,}?)[\s☐☒\"]", found["message"])
+        needle = quoted and (quoted[1] or quoted[2]).strip()
+        for block in self.execution.lecture.blocks if needle else ():
+            if isinstance(block, Markdown) and needle in block.text:
+                line = block.line + block.text.count("\n", 0, block.text.index(needle))
+                return LectureError(message, block.file, line, detail=stderr.strip())
         return LectureError(message, self.execution.lecture.index, detail=stderr.strip())
 
     def _pandoc(self, source: Path, output: Path, fmt: Format) -> None:
