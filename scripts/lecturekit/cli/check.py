@@ -133,8 +133,8 @@ def run_check(args: Options, project: Project, say: Callable[[str], None]) -> in
         print(text)
     if failed:
         say(f"{len(checkeds) + len(failed)} lecture(s): {len(failed)} could not be checked")
-    for err in failed:
-        say(f"error: {err}")
+    for refused in failed:
+        say(f"error: {refused}")
     return 1 if failed or any(c.failed for c in checkeds) else 0
 
 

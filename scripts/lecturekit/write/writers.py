@@ -219,7 +219,7 @@ class LectureWriter:
         # Without an id: the text the refusal quotes (a formula, a block's first words), where the
         # prose holds it.
         quoted = re.search(r"\$(.+?)\$: |at \"([^\"☐☒]{4,}?)[\s☐☒\"]", found["message"])
-        needle = quoted and (quoted[1] or quoted[2]).strip()
+        needle = (quoted[1] or quoted[2]).strip() if quoted else ""
         for block in self.execution.lecture.blocks if needle else ():
             if isinstance(block, Markdown) and needle in block.text:
                 line = block.line + block.text.count("\n", 0, block.text.index(needle))
