@@ -58,6 +58,8 @@ def load(name: str) -> dict[str, Any]:
     found: dict[str, Any] = yaml.safe_load(path.read_text(encoding="utf-8"))
     for other in found.pop("x-properties-of", []):
         found["properties"] = {**load(other).get("properties", {}), **found.get("properties", {})}
+        # the properties taken refer to their own definitions (`$ref: "#/$defs/…"`)
+        found["$defs"] = {**load(other).get("$defs", {}), **found.get("$defs", {})}
     return found
 
 

@@ -116,14 +116,21 @@ local function read_lines(path)
   return lines
 end
 
--- The files this render reads: the input (Quarto's .qmd, or scripts/render's markdown), and beside
--- a .qmd its included sections.
+-- The lecture's own sources: beside a .qmd input its included sections; for an executed notebook
+-- Quarto renders (_build/<lecture>/<lecture>.ipynb) the sources it was made from,
+-- lectures/<lecture>/*.qmd; under scripts/render (plain pandoc) the markdown in _build, whose lines
+-- the writer maps back to the lecture's (write/writers.py).
 local function source_files()
   local files = {}
   local input = M.quarto and quarto.doc.input_file or (PANDOC_STATE and PANDOC_STATE.input_files[1])
   if not input then return files end
-  table.insert(files, input)
   local dir = input:match("(.*[/\\])")
+  local lecture = input:match("_build[/\\]([^/\\]+)[/\\][^/\\]+%.ipynb$")
+  if M.quarto and lecture and quarto.project and quarto.project.directory then
+    dir = quarto.project.directory .. "/lectures/" .. lecture .. "/"
+    input = dir .. "index.qmd"
+  end
+  table.insert(files, input)
   if input:match("%.qmd$") and dir then
     local ok, names = pcall(pandoc.system.list_directory, dir)
     if ok then
@@ -136,27 +143,45 @@ local function source_files()
   return files
 end
 
--- Where a block with this id is written: "file:line", or nil.
+-- Where a block with this id is written: its file and line, or nil.
 local function locate(id)
   for _, path in ipairs(source_files()) do
     for n, line in ipairs(read_lines(path) or {}) do
-      if line:find("#" .. id, 1, true) then return path .. ":" .. n end
+      if line:find("#" .. id, 1, true) then return path, n end
     end
   end
 end
 
+-- A path as the project names it (Quarto's messages are read from the project folder).
+local function from_project(path)
+  local root = M.quarto and quarto.project and quarto.project.directory
+  if root and path:sub(1, #root + 1) == root .. "/" then return path:sub(#root + 2) end
+  return path
+end
+
 -- Stop the render with a message naming the block (its id, where it is written, its first words).
+-- Under Quarto `error` only prints (Quarto's filter chain catches it) and the render would go on
+-- into the next filter's traceback, blaming _build's notebook; so the filter prints
+-- `error: file:line: …` (the lecture's source) and pandoc exits 1: Quarto stops with that line and
+-- a non-zero exit, as for the reader's refusals (markup.lua).
 function M.fail(message, el)
-  local where = {}
+  local where, file, line = {}, nil, nil
   local id = el and el.identifier
   if id and id ~= "" then
     table.insert(where, "#" .. id)
-    local at = locate(id)
-    if at then table.insert(where, "at " .. at) end
+    file, line = locate(id)
+    if file then table.insert(where, "at " .. file .. ":" .. line) end
   end
   if el and #where == 0 then
     local ok, text = pcall(pandoc.utils.stringify, el)
     if ok and text ~= "" then table.insert(where, "at \"" .. text:sub(1, 60) .. "\"") end
+  end
+  if M.quarto then
+    local input = quarto.doc.input_file
+    local at = file and (from_project(file) .. ":" .. line .. ": ") or (input and (from_project(input) .. ": ")) or ""
+    local shown = (not file and #where > 0) and (" (" .. table.concat(where, " ") .. ")") or ""
+    io.stderr:write("error: " .. at .. "lecture filter: " .. message .. shown .. "\n")
+    os.exit(1)
   end
   local located = #where > 0 and (" (" .. table.concat(where, " ") .. ")") or ""
   error("lecture filter: " .. message .. located, 0)

@@ -81,6 +81,9 @@ local function quiz(div)
     end
   end
   if not options then C.fail(name .. " has no options", div) end
+  if #options > #C.letters then
+    C.fail(string.format("%s has %d options; a quiz takes at most %d (one letter each)", name, #options, #C.letters), div)
+  end
   local right
   for i, opt in ipairs(options) do
     if opt.correct then

@@ -57,13 +57,14 @@ local QUARTO_FRAGMENT_INDEX = [[
 ]]
 local included = false
 
--- The line numbers a step highlights: "7-8" -> {7, 8}; "6,8" -> {6, 8}.
-local function lines_of(spec)
+-- The line numbers a step highlights: "7-8" -> {7, 8}; "6,8" -> {6, 8}; none past `last` (the
+-- reader refuses such a step; a range is never walked further than the code is long).
+local function lines_of(spec, last)
   local lines = {}
   for part in spec:gmatch("[^,]+") do
     local a, b = part:match("^%s*(%d+)%s*%-%s*(%d+)%s*$")
     if a then
-      for n = tonumber(a), tonumber(b) do table.insert(lines, n) end
+      for n = tonumber(a), math.min(tonumber(b), last) do table.insert(lines, n) end
     elseif part:match("%d") then
       table.insert(lines, tonumber(part:match("%d+")))
     end
@@ -77,7 +78,7 @@ local function print_steps(code_text, steps)
   for line in (code_text .. "\n"):gmatch("([^\n]*)\n") do table.insert(source, line) end
   local first_step = {}
   for k, spec in ipairs(steps) do
-    for _, n in ipairs(lines_of(spec)) do
+    for _, n in ipairs(lines_of(spec, #source)) do
       if not first_step[n] then first_step[n] = k end
     end
   end

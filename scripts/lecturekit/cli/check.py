@@ -103,10 +103,15 @@ def run_compare(args: Options, project: Project, say: Callable[[str], None]) -> 
 def run_check(args: Options, project: Project, say: Callable[[str], None]) -> int:
     expected_dir = Path(args.expected).resolve() if args.expected else None
     checkeds: list[Checked] = []
+    failed: list[LectureError] = []  # lectures that could not be checked: each its own error, the others go on
     with code_read_once():  # code/ is read once for every lecture checked
         for lecture_dir in project.lectures(args.lectures):
-            checkeds.append(check_lecture(project, lecture_dir, fresh=args.fresh,
-                                          progress=None if args.quiet else say, expected_dir=expected_dir))
+            try:
+                checkeds.append(check_lecture(project, lecture_dir, fresh=args.fresh,
+                                              progress=None if args.quiet else say, expected_dir=expected_dir))
+            except LectureError as err:
+                say(f"[{lecture_dir.name}] FAILED")
+                failed.append(err)
     if args.accept is not None:
         if args.accept:
             unknown_labels(checkeds, args.accept)
@@ -126,7 +131,11 @@ def run_check(args: Options, project: Project, say: Callable[[str], None]) -> in
     if text:
         print(f"HTML report: {_rel(project, path)}")
         print(text)
-    return 1 if any(c.failed for c in checkeds) else 0
+    if failed:
+        say(f"{len(checkeds) + len(failed)} lecture(s): {len(failed)} could not be checked")
+    for refused in failed:
+        say(f"error: {refused}")
+    return 1 if failed or any(c.failed for c in checkeds) else 0
 
 
 def main(argv: Sequence[str] | None = None) -> int | None:

@@ -68,18 +68,20 @@ def check_front_matter(meta: Meta, meta_lines: dict[KeyPath, int], index: Path) 
     _check_meta_text(meta, (), meta_lines, index)
 
 
-def meta_texts(value: object, key_path: KeyPath, meta_lines: dict[KeyPath, int]) -> Iterator[tuple[str, str, int | None]]:
+def meta_texts(value: object, key_path: KeyPath, meta_lines: dict[KeyPath, int],
+               line_path: KeyPath | None = None) -> Iterator[tuple[str, str, int | None]]:
     """(key path as 'a: b', text, line in index.qmd) of every string in the front matter, each
-    line by its key."""
+    line by its key (a list's item by its own line: `line_path` counts the items)."""
+    line_path = key_path if line_path is None else line_path
     if isinstance(value, dict):
         for key, item in value.items():
-            yield from meta_texts(item, key_path + (str(key),), meta_lines)
+            yield from meta_texts(item, key_path + (str(key),), meta_lines, line_path + (str(key),))
     elif isinstance(value, list):
-        for item in value:
-            yield from meta_texts(item, key_path, meta_lines)
+        for index, item in enumerate(value):
+            yield from meta_texts(item, key_path, meta_lines, line_path + (str(index),))
     elif isinstance(value, str):
-        yield ": ".join(key_path), value, next((meta_lines[key_path[:n]] for n in range(len(key_path), 0, -1)
-                                                if key_path[:n] in meta_lines), None)
+        yield ": ".join(key_path), value, next((meta_lines[line_path[:n]] for n in range(len(line_path), 0, -1)
+                                                if line_path[:n] in meta_lines), None)
 
 
 def _check_meta_text(value: object, key_path: KeyPath, meta_lines: dict[KeyPath, int], index: Path) -> None:

@@ -311,15 +311,23 @@ def _document(strings: list[str], body: str) -> str:
 
 def judge(strings: list[str], body: str, depth: int = 0) -> Verdict:
     """The decision: what in these markdown strings and this body the products must not get."""
-    ast = pandoc_ast(_document(strings, body))
     walk = _Walk()
-    walk.node(ast.get("blocks"), None)
-    for key, value in (ast.get("meta") or {}).items():
-        if key == STRINGS_KEY and isinstance(value, dict) and value.get("t") == "MetaList":
-            for index, item in enumerate(value.get("c") or []):
-                walk.node(item, index)
-        else:  # a YAML block inside the body: metadata of the whole document
-            walk.node(value, None)
+    try:
+        ast = pandoc_ast(_document(strings, body))
+        walk.node(ast.get("blocks"), None)
+        for key, value in (ast.get("meta") or {}).items():
+            if key == STRINGS_KEY and isinstance(value, dict) and value.get("t") == "MetaList":
+                for index, item in enumerate(value.get("c") or []):
+                    walk.node(item, index)
+            else:  # a YAML block inside the body: metadata of the whole document
+                walk.node(value, None)
+    except (LectureError, RecursionError) as err:
+        # What pandoc cannot read (a macro that expands forever) or nests past what is followed (block
+        # quotes or lists hundreds deep): a finding of the body, placed at the line that brings it.
+        message = (err.message if isinstance(err, LectureError) else
+                   "markdown nested this deep (block quotes, lists or divs inside one another) is outside the "
+                   "supported subset ({where}); nest a few levels at most")
+        return Verdict([Finding(message, (), None)])
     verdict = walk.verdict
     if walk.math:
         verdict.findings += _unwritable_math(walk.math, ast.get("pandoc-api-version"))

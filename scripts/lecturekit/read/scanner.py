@@ -264,6 +264,7 @@ class Scanner:
                 raise LectureError("a cell with 'file:' must have no code of its own", path, lineno)
             code = read_source(source, path, lineno).strip("\n")
             self._bound_bytes(code, path, lineno)
+        _check_line_numbers(options.get("code-line-numbers"), code, path, lines.get(("code-line-numbers",), lineno + 1))
         return Cell(code=code, options=options, file=path, line=lineno, heading=self.heading)
 
     @staticmethod
@@ -282,6 +283,22 @@ class Scanner:
             if cls not in DIV_CLASSES:
                 raise LectureError(f"div class '.{cls}' is outside the supported subset", path, lineno)
         return classes
+
+
+def _check_line_numbers(spec: object, code: str, path: Path, lineno: int) -> None:
+    """The lines `code-line-numbers` highlights are lines of the cell's code (a step of `1-999999999`
+    would have the stepper walk a billion lines)."""
+    if not isinstance(spec, str):
+        return
+    count = len(code.split("\n"))
+    for step in spec.split("|"):
+        for part in filter(None, step.split(",")):
+            first, _dash, last = part.partition("-")
+            low, high = int(first), int(last or first)
+            if not 1 <= low <= high <= count:
+                raise LectureError(f"'code-line-numbers: {spec}' names line{'s' if last else ''} {part}, but the cell's "
+                                   f"code has lines 1 to {count} (a range goes from the lower line to the higher)",
+                                   path, lineno)
 
 
 @dataclass

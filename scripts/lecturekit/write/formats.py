@@ -47,6 +47,15 @@ def _yaml_scalar(value: Any) -> str:
     return str(value)
 
 
+def script_json(value: Any) -> str:
+    """`value` as JSON that can sit inside an HTML <script> element: `<`, `>` and `&` escaped (no
+    `</script>` or `<!--` ends or bends the element), U+2028/U+2029 too (line ends to older JS)."""
+    text = json.dumps(value, ensure_ascii=False)
+    for char in "<>&\u2028\u2029":
+        text = text.replace(char, f"\\u{ord(char):04x}")
+    return text
+
+
 def var(name: str) -> Converter:
     """A template variable (`-V name=value`)."""
     return lambda value, root: ["-V", f"{name}={_yaml_scalar(value)}"]
@@ -59,7 +68,7 @@ def renamed_var(name: str, renames: dict[str, str]) -> Converter:
 
 def js_var(name: str) -> Converter:
     """A reveal.js setting the template writes as bare JavaScript: strings need their quotes."""
-    return lambda value, root: ["-V", f"{name}={_yaml_scalar(value) if isinstance(value, (bool, int, float)) else repr(str(value))}"]
+    return lambda value, root: ["-V", f"{name}={_yaml_scalar(value) if isinstance(value, (bool, int, float)) else script_json(str(value))}"]
 
 
 def meta(name: str) -> Converter:
@@ -99,9 +108,13 @@ def reveal_menu(value: Any, root: Path) -> list[str]:
     snippet = (root / "_extensions" / "lecture" / "reveal-menu.html").read_text(encoding="utf-8")
     html = ("<style>\n" + (plugin / "menu.css").read_text(encoding="utf-8") + "\n</style>\n<script>\n"
             + (plugin / "menu.js").read_text(encoding="utf-8") + "\n</script>\n"
-            + snippet.replace("__MENU_OPTIONS__", json.dumps(options, ensure_ascii=False)))
+            + snippet.replace("__MENU_OPTIONS__", script_json(options)))
     target = root / "_build" / "reveal-menu" / f"menu-{hashlib.sha256(html.encode()).hexdigest()[:12]}.html"
-    if not target.exists():
+    try:
+        kept = target.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        kept = None
+    if kept != html:  # none yet, or damaged since (a truncated file would ship a broken menu)
         # Named by its content and renamed into place: lectures rendering at once share it safely.
         target.parent.mkdir(parents=True, exist_ok=True)
         aside = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}")

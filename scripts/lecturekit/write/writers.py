@@ -26,7 +26,7 @@ from lecturekit.words import bengali_date
 from lecturekit.write.emit import MarkdownEmitter
 from lecturekit.errors import LectureError
 from lecturekit.read.qmd import Markdown
-from lecturekit.write.figures import lecture_figures_dir
+from lecturekit.write.figures import cell_figures, lecture_figures_dir
 from lecturekit.write.formats import Format, format_args, option_sources
 
 if TYPE_CHECKING:
@@ -167,6 +167,8 @@ class LectureWriter:
         """An error of the finishing step (Typst) names a line of pandoc's output in _build; blame
         the lecture's own line that became it, when one can be found."""
         where = FINISH_AT.search(err.message)
+        if where and Path(where["file"]).parent.name == self.name:  # in a figure a cell made: that cell
+            return self._at_figure_cell(err, Path(where["file"]).stem)
         if not where or Path(where["file"]).name != written.name:
             return err
         try:
@@ -186,6 +188,18 @@ class LectureWriter:
                             f"line {where['line']} of {written.name} was made from it)", found[0], found[1],
                             detail=err.message)
 
+    def _at_figure_cell(self, err: LectureError, figure: str) -> LectureError:
+        """Typst's error inside a figure (an SVG naming a URL …) blames the cell whose output it is,
+        in one line; Typst's own text, which quotes the figure's source, is the detail."""
+        notebook = self.execution.notebook
+        for cell, figures in zip(notebook.cells, cell_figures(notebook)):
+            if any(f.name == figure for f in figures):
+                meta = cell.metadata.get("lecture", {})
+                headline = err.message.split("\n")[0].replace("typst could not compile the handout: ", "")
+                return LectureError(f"typst could not draw this cell's figure {figure} in the handout: {headline}",
+                                    meta.get("file"), meta.get("line"), detail=err.message)
+        return err
+
     def _filter_failure(self, stderr: str, fmt: Format) -> LectureError | None:
         """A lecture filter's refusal names the block by its id and a line of the markdown in _build;
         blame the lecture's own line that gives the block that id, when there is one."""
@@ -202,6 +216,14 @@ class LectureWriter:
                 if match:
                     line = block.line + block.text.count("\n", 0, match.start())
                     return LectureError(message, block.file, line)
+        # Without an id: the text the refusal quotes (a formula, a block's first words), where the
+        # prose holds it.
+        quoted = re.search(r"\$(.+?)\$: |at \"([^\"☐☒]{4,}?)[\s☐☒\"]", found["message"])
+        needle = (quoted[1] or quoted[2]).strip() if quoted else ""
+        for block in self.execution.lecture.blocks if needle else ():
+            if isinstance(block, Markdown) and needle in block.text:
+                line = block.line + block.text.count("\n", 0, block.text.index(needle))
+                return LectureError(message, block.file, line, detail=stderr.strip())
         return LectureError(message, self.execution.lecture.index, detail=stderr.strip())
 
     def _pandoc(self, source: Path, output: Path, fmt: Format) -> None:
