@@ -143,7 +143,9 @@ class Ledger:
                                                     key=lambda kv: -(kv[1]["fixed"] + kv[1]["per_lecture"]))},
         }
 
-    def report(self, write_line, out: Path | None = None, top: int = 12) -> None:
+    def report(self, write_line, out: Path | None = None, top: int | None = 12) -> None:
+        """The summary: totals, per lecture, projections and the heaviest test functions (`top`
+        of them; None: all)."""
         model = self.model()
         if out is not None:
             out.parent.mkdir(parents=True, exist_ok=True)
@@ -155,8 +157,9 @@ class Ledger:
             write_line(f"per lecture: {lectures} (mean {model['mean_per_lecture']:.0f} s)")
             write_line("projected: " + ", ".join(f"{n} lectures {cpu / 60:.0f} min CPU"
                                                  for n, cpu in model["projected"].items()))
-        write_line(f"heaviest tests (CPU s: fixed + per lecture; {top} of {len(model['functions'])}):")
-        for name, parts in list(model["functions"].items())[:top]:
+        shown = list(model["functions"].items())[:top]
+        write_line(f"heaviest tests (CPU s: fixed + per lecture; {len(shown)} of {len(model['functions'])}):")
+        for name, parts in shown:
             write_line(f"  {parts['fixed']:7.1f} + {parts['per_lecture']:6.1f}/lecture  {name}")
         if out is not None:
             write_line(f"(written to {out})")

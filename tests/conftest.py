@@ -17,7 +17,7 @@ if Path(lecturekit.__file__).resolve().parents[2] != ROOT:
                 "run scripts/setup", returncode=4)
 
 from budget import Ledger  # noqa: E402
-from helpers import LECTURES, MiniProject, ProjectBuilder, run_render  # noqa: E402
+from helpers import LECTURES, MiniProject, ProjectBuilder, ScriptRuns, run_render  # noqa: E402
 
 # ---- the time budget: every test's CPU cost, summed per lecture at the end (tests/budget.py) -----
 
@@ -46,7 +46,8 @@ def pytest_runtest_teardown(item, nextitem):
 def pytest_terminal_summary(terminalreporter):
     if LEDGER.costs:
         terminalreporter.write_sep("=", "cost per lecture (the time budget, docs/testing.md)")
-        LEDGER.report(terminalreporter.write_line, ROOT / "tests" / "artifacts" / "cost.json")
+        LEDGER.report(terminalreporter.write_line, ROOT / "tests" / "artifacts" / "cost.json",
+                      top=None if terminalreporter.verbosity > 0 else 12)
 
 
 @pytest.fixture
@@ -76,3 +77,14 @@ def browser():
                               args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
         yield b
         b.close()
+
+
+@pytest.fixture(scope="session")
+def script_runs(request, tmp_path_factory):
+    """Each student script (`helpers.STUDENT_SCRIPTS`) run once per session, for every test that
+    reads its run: `script_runs.of(path)`. Only the scripts some selected test needs are run."""
+    def script_of(item):
+        callspec = getattr(item, "callspec", None)
+        return callspec.params.get("script") if callspec and "script_runs" in item.fixturenames else None
+    selected = [script for script in map(script_of, request.session.items) if isinstance(script, Path)]
+    return ScriptRuns(selected, lambda script: tmp_path_factory.mktemp(f"run-{script.stem}"))

@@ -1,11 +1,12 @@
 """What the tests share besides fixtures: the real project and its lectures, the kit's commands, a
-small throwaway project (`MiniProject`), the PDF's text. `from helpers import …` (conftest.py holds
-the fixtures only)."""
+small throwaway project (`MiniProject`), the PDF's text, the student scripts' runs. `from helpers
+import …` (conftest.py holds the fixtures only)."""
 import os
 import re
 import subprocess
 import sys
 import textwrap
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -166,3 +167,56 @@ def start_slow_handout(mini, body):
         return typ.exists() and typ.stat().st_mtime_ns != old and any(
             "typst.compile" in cmd for _pid, cmd in processes_under(mini.root))
     return run, typst_busy
+
+
+# ---- the student scripts: each run once per test session ------------------------------------------
+
+# Every script a student downloads: code/scripts/<lecture>/NN_name.py (helpers such as _setup_path.py
+# are imported by them, not run).
+STUDENT_SCRIPTS = sorted(p for p in (ROOT / "code" / "scripts").rglob("*.py") if not p.name.startswith("_"))
+
+
+def script_id(script: Path) -> str:
+    """`<lecture>/<script>`: the test id names the lecture (the cost summary adds per lecture)."""
+    return f"{script.parent.name}/{script.name}"
+
+
+@dataclass(frozen=True)
+class ScriptRun:
+    script: Path
+    returncode: int
+    stdout: str
+    stderr: str
+    left: list  # files the script left in the folder it ran from
+
+
+def run_student_script(script: Path, cwd: Path, *args: str) -> ScriptRun:
+    """The script as a student runs it: `python path/to/NN_name.py`, from an empty folder, with nothing
+    on PYTHONPATH and only the system's PATH (the script's own `_setup_path` finds the course
+    package). No hash seed, thread count or backend is set: a student's shell sets none."""
+    env = {"PATH": "/usr/bin:/bin", "HOME": os.environ.get("HOME", str(ROOT))}
+    done = subprocess.run([PYTHON, str(script), *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=300)
+    left = sorted(str(p.relative_to(cwd)) for p in cwd.rglob("*"))
+    return ScriptRun(script, done.returncode, done.stdout, done.stderr, left)
+
+
+class ScriptRuns:
+    """Each student script run once per test session, its output shared by every test that reads it
+    (test_bazarghar: it runs and leaves nothing behind; test_scripts: its lines agree with the
+    lecture's; a lecture's own test: it prints what the handout shows). The first test that needs a
+    script runs every selected script of that lecture, two at a time."""
+
+    def __init__(self, selected, folder_for):
+        self.selected = sorted(set(selected))
+        self.folder_for = folder_for  # script -> an empty folder to run it from
+        self.runs: dict = {}
+
+    def of(self, script: Path) -> ScriptRun:
+        if script not in self.runs:
+            batch = [s for s in self.selected if s.parent == script.parent and s not in self.runs]
+            batch = batch if script in batch else [script, *batch]
+            with ThreadPoolExecutor(max_workers=2) as pool:
+                for run in pool.map(lambda s: run_student_script(s, self.folder_for(s)), batch):
+                    self.runs[run.script] = run
+        return self.runs[script]

@@ -39,10 +39,10 @@ from bazarghar import (
 )
 from bazarghar import experiments as ex
 
+from helpers import STUDENT_SCRIPTS as SCRIPTS, script_id
+
 ROOT = Path(__file__).resolve().parents[1]
 CODE = ROOT / "code"
-# Every lecture's student scripts: code/scripts/<lecture>/NN_name.py
-SCRIPTS = sorted((CODE / "scripts").glob("*/[0-9][0-9]_*.py"))
 
 
 @pytest.fixture(scope="session")
@@ -381,16 +381,14 @@ def test_bn_sci_and_shape():
 # ---------------------------------------------------------------- script
 
 
-@pytest.mark.parametrize("script", SCRIPTS, ids=[f"{s.parent.name}/{s.name}" for s in SCRIPTS])
-def test_script_runs(script, tmp_path):
-    # Without code/ on PYTHONPATH: the script's own path setup finds the package.
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    done = subprocess.run(
-        [sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip()
-    assert list(tmp_path.iterdir()) == []  # script ফাইল রেখে যায় না
+@pytest.mark.parametrize("script", SCRIPTS, ids=script_id)
+def test_script_runs(script, script_runs):
+    """From an empty folder, without code/ on PYTHONPATH: the script's own path setup finds the
+    package, it prints, and it leaves no file behind (its run is shared: helpers.ScriptRuns)."""
+    run = script_runs.of(script)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip()
+    assert run.left == []  # script ফাইল রেখে যায় না
 
 
 def test_scripts_cover_experiments():
