@@ -8,7 +8,9 @@ used during its setup, call and teardown: this process's own and reaped children
 counts their reaped children). A fixture's setup is charged to the test that first needs it.
 
 A test belongs to a lecture when its id names one (`[09-nn-module]`, `[10-training-loop/08_resume.py]`),
-else it is fixed. The summary adds each lecture's tests and projects fixed + N × (mean per lecture).
+else it is fixed. A fixture that works for several lectures at once (their executions side by side)
+says which lecture each part was for: `charge(lecture, cpu)` moves that much from the test that
+set it up to the lecture. The summary adds each lecture's tests and projects fixed + N × (mean per lecture).
 It measures; it asserts nothing (benchmarks are not timed tests). The numbers are also written to
 tests/artifacts/cost.json.
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -83,6 +86,15 @@ class Ledger:
     def __init__(self, lectures: list[str]):
         self.lectures = sorted(lectures, key=len, reverse=True)  # the longest name first
         self.costs: dict[str, Cost] = {}
+        self.current = None  # the test whose phase is being measured
+        self.charges: dict[tuple[str, str], float] = defaultdict(float)  # (test, lecture) -> CPU s
+        self._lock = threading.Lock()
+
+    def charge(self, lecture: str, cpu: float) -> None:
+        """Part of the current test's cost was work for `lecture` (safe from worker threads)."""
+        if self.current is not None:
+            with self._lock:
+                self.charges[(self.current.nodeid, lecture)] += cpu
 
     def lecture_of(self, item) -> str | None:
         callspec = getattr(item, "callspec", None)
@@ -99,9 +111,11 @@ class Ledger:
 
         class _Phase:
             def __enter__(self):
+                ledger.current = item
                 self.cpu, self.wall = tree_cpu(), time.perf_counter()
 
             def __exit__(self, *_exc):
+                ledger.current = None
                 cost = ledger.costs.setdefault(item.nodeid, Cost(item.nodeid, ledger.lecture_of(item)))
                 cpu = max(0.0, tree_cpu() - self.cpu)
                 cost.cpu += cpu
@@ -112,10 +126,24 @@ class Ledger:
 
     # ---- the model -------------------------------------------------------------------------------
 
+    def _with_charges(self) -> list[Cost]:
+        """The costs, with charged work moved from the test that did it to its lecture."""
+        costs = {nodeid: Cost(c.nodeid, c.lecture, c.cpu, c.wall, dict(c.phases)) for nodeid, c in self.costs.items()}
+        for (nodeid, lecture), cpu in self.charges.items():
+            if nodeid in costs and lecture in self.lectures:
+                moved = min(cpu, costs[nodeid].cpu)
+                costs[nodeid].cpu -= moved
+                function = nodeid.partition("[")[0]
+                target = costs.setdefault(f"{function}[{lecture}: charged]",
+                                          Cost(f"{function}[{lecture}: charged]", lecture))
+                target.cpu += moved
+        return list(costs.values())
+
     def model(self) -> dict:
-        fixed = [c for c in self.costs.values() if c.lecture is None]
+        costs = self._with_charges()
+        fixed = [c for c in costs if c.lecture is None]
         per: dict[str, list[Cost]] = defaultdict(list)
-        for c in self.costs.values():
+        for c in costs:
             if c.lecture is not None:
                 per[c.lecture].append(c)
         by_lecture = {name: round(sum(c.cpu for c in cs), 1) for name, cs in sorted(per.items())}
@@ -123,7 +151,7 @@ class Ledger:
         fixed_cpu = sum(c.cpu for c in fixed)
         # Per test function (parameters folded): its fixed part and its mean part per lecture.
         functions: dict[str, dict[str, float]] = defaultdict(lambda: {"fixed": 0.0, "per_lecture": 0.0})
-        for c in self.costs.values():
+        for c in costs:
             function = c.nodeid.partition("[")[0]
             if c.lecture is None:
                 functions[function]["fixed"] += c.cpu
@@ -135,8 +163,8 @@ class Ledger:
             "fixed": round(fixed_cpu, 1),
             "per_lecture": by_lecture,
             "mean_per_lecture": round(mean, 1),
-            "wall": round(sum(c.wall for c in self.costs.values()), 1),
-            "cpu": round(sum(c.cpu for c in self.costs.values()), 1),
+            "wall": round(sum(c.wall for c in costs), 1),
+            "cpu": round(sum(c.cpu for c in costs), 1),
             "projected": {str(n): round(fixed_cpu + n * mean, 1) for n in PROJECTED},
             "functions": {name: {k: round(v, 1) for k, v in parts.items()}
                           for name, parts in sorted(functions.items(),
@@ -163,3 +191,16 @@ class Ledger:
             write_line(f"  {parts['fixed']:7.1f} + {parts['per_lecture']:6.1f}/lecture  {name}")
         if out is not None:
             write_line(f"(written to {out})")
+
+
+def _lectures() -> list[str]:
+    from helpers import LECTURES
+    return [lecture.name for lecture in LECTURES]
+
+
+LEDGER = Ledger(_lectures())
+
+
+def charge(lecture: str, cpu: float) -> None:
+    """Part of the current test's cost was work for `lecture`: count it as that lecture's."""
+    LEDGER.charge(lecture, cpu)

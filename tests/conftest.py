@@ -16,13 +16,10 @@ if Path(lecturekit.__file__).resolve().parents[2] != ROOT:
     pytest.exit(f"this venv's lecturekit is {Path(lecturekit.__file__).parent}, not this checkout's: "
                 "run scripts/setup", returncode=4)
 
-from budget import Ledger  # noqa: E402
-from helpers import LECTURES, MiniProject, ProjectBuilder, ScriptRuns, run_render  # noqa: E402
+from budget import LEDGER  # noqa: E402
+from helpers import MiniProject, ProjectBuilder, ScriptRuns, run_render  # noqa: E402
 
 # ---- the time budget: every test's CPU cost, summed per lecture at the end (tests/budget.py) -----
-
-LEDGER = Ledger([lecture.name for lecture in LECTURES])
-
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_setup(item):
