@@ -85,3 +85,19 @@ def script_runs(request, tmp_path_factory):
         return callspec.params.get("script") if callspec and "script_runs" in item.fixturenames else None
     selected = [script for script in map(script_of, request.session.items) if isinstance(script, Path)]
     return ScriptRuns(selected, lambda script: tmp_path_factory.mktemp(f"run-{script.stem}"))
+
+
+@pytest.fixture(scope="session")
+def generated_course(tmp_path_factory):
+    """A generated course of three small lectures (the benchmark's: no torch), rendered once and its
+    outputs recorded in tests/expected/. Copy it (helpers.copy_project) before changing it."""
+    from helpers import BIN
+    import subprocess
+    from lecturekit.cli.bench import synthetic_course
+    course = synthetic_course(tmp_path_factory.mktemp("generated") / "course", 3)
+    result = run_render(course.root, "--quiet")
+    assert result.returncode == 0, result.stderr
+    accepted = subprocess.run([str(BIN / "lecture-check"), "--quiet", "--accept"], cwd=course.root,
+                              capture_output=True, text=True, timeout=600)
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+    return course.root

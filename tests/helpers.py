@@ -243,3 +243,18 @@ class ScriptRuns:
                 for run in pool.map(lambda s: run_student_script(s, self.folder_for(s)), batch):
                     self.runs[run.script] = run
         return self.runs[script]
+
+
+def copy_project(source: Path, target: Path, *, built: bool = True) -> Path:
+    """A copy of a throwaway project (links kept as links); `built=False`: its sources only, as a
+    fresh checkout has them (no _build/, no _output/)."""
+    import shutil
+    skip = shutil.ignore_patterns() if built else shutil.ignore_patterns("_build", "_output")
+    shutil.copytree(source, target, symlinks=True, ignore=skip)
+    return target
+
+
+def run_kit(command, project, *args, env=None):
+    """Run one of the kit's console scripts (`lecture-plan`, `lecture-gather` …) in `project`."""
+    return subprocess.run([str(BIN / command), *args], cwd=project, env={**os.environ, **(env or {})},
+                          capture_output=True, text=True, timeout=600)
