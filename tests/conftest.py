@@ -1,6 +1,6 @@
 """Shared fixtures: the real project rendered once, its lectures, throwaway projects built by
-lecturekit's `ProjectBuilder` (the same builder the benchmark uses), a browser. What the tests share
-besides fixtures is in helpers.py."""
+lecturekit's `ProjectBuilder` (the same builder the benchmark uses), a browser; each test's CPU cost,
+summed per lecture at the end (budget.py). What the tests share besides fixtures is in helpers.py."""
 from pathlib import Path
 
 import pytest
@@ -16,7 +16,35 @@ if Path(lecturekit.__file__).resolve().parents[2] != ROOT:
     pytest.exit(f"this venv's lecturekit is {Path(lecturekit.__file__).parent}, not this checkout's: "
                 "run scripts/setup", returncode=4)
 
-from helpers import MiniProject, ProjectBuilder, run_render  # noqa: E402
+from budget import LEDGER  # noqa: E402
+from helpers import MiniProject, ProjectBuilder, ScriptRuns, run_render  # noqa: E402
+
+# ---- the time budget: every test's CPU cost, summed per lecture at the end (tests/budget.py) -----
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item):
+    with LEDGER.measure(item, "setup"):
+        return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    with LEDGER.measure(item, "call"):
+        return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    with LEDGER.measure(item, "teardown"):
+        return (yield)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_terminal_summary(terminalreporter):
+    if LEDGER.costs:
+        terminalreporter.write_sep("=", "cost per lecture (the time budget, docs/testing.md)")
+        LEDGER.report(terminalreporter.write_line, ROOT / "tests" / "artifacts" / "cost.json",
+                      top=None if terminalreporter.verbosity > 0 else 12)
 
 
 @pytest.fixture
@@ -46,6 +74,17 @@ def browser():
                               args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
         yield b
         b.close()
+
+
+@pytest.fixture(scope="session")
+def script_runs(request, tmp_path_factory):
+    """Each student script (`helpers.STUDENT_SCRIPTS`) run once per session, for every test that
+    reads its run: `script_runs.of(path)`. Only the scripts some selected test needs are run."""
+    def script_of(item):
+        callspec = getattr(item, "callspec", None)
+        return callspec.params.get("script") if callspec and "script_runs" in item.fixturenames else None
+    selected = [script for script in map(script_of, request.session.items) if isinstance(script, Path)]
+    return ScriptRuns(selected, lambda script: tmp_path_factory.mktemp(f"run-{script.stem}"))
 
 
 @pytest.fixture(scope="session")

@@ -1,11 +1,14 @@
 """What the tests share besides fixtures: the real project and its lectures, the kit's commands, a
-small throwaway project (`MiniProject`), the PDF's text. `from helpers import …` (conftest.py holds
-the fixtures only)."""
+small throwaway project (`MiniProject`), the PDF's text, the student scripts' runs. `from helpers
+import …` (conftest.py holds the fixtures only)."""
 import os
 import re
 import subprocess
 import sys
+import tempfile
 import textwrap
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -37,6 +40,27 @@ def run_render(project, *args, env=None):
     """Run the render CLI in `project`; return the CompletedProcess."""
     return subprocess.run([RENDER, *args], cwd=project, env={**os.environ, **(env or {})},
                           capture_output=True, text=True, timeout=600)
+
+
+def run_measured(args, *, env=None, cwd=None, timeout=None) -> tuple[subprocess.CompletedProcess, float]:
+    """subprocess.run (text output captured), and the CPU seconds the process and the children it
+    waited for used (its rusage, from wait4): what one of several processes run side by side cost."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        process = subprocess.Popen(args, stdout=out, stderr=err, env=env, cwd=cwd)
+        timer = threading.Timer(timeout, process.kill) if timeout else None
+        if timer:
+            timer.start()
+        try:
+            _pid, status, usage = os.wait4(process.pid, 0)
+        finally:
+            if timer:
+                timer.cancel()
+        process.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
+        out.seek(0)
+        err.seek(0)
+        done = subprocess.CompletedProcess(args, process.returncode, out.read().decode("utf-8", "replace"),
+                                           err.read().decode("utf-8", "replace"))
+    return done, usage.ru_utime + usage.ru_stime
 
 
 def run_check(project, *args, env=None):
@@ -166,6 +190,59 @@ def start_slow_handout(mini, body):
         return typ.exists() and typ.stat().st_mtime_ns != old and any(
             "typst.compile" in cmd for _pid, cmd in processes_under(mini.root))
     return run, typst_busy
+
+
+# ---- the student scripts: each run once per test session ------------------------------------------
+
+# Every script a student downloads: code/scripts/<lecture>/NN_name.py (helpers such as _setup_path.py
+# are imported by them, not run).
+STUDENT_SCRIPTS = sorted(p for p in (ROOT / "code" / "scripts").rglob("*.py") if not p.name.startswith("_"))
+
+
+def script_id(script: Path) -> str:
+    """`<lecture>/<script>`: the test id names the lecture (the cost summary adds per lecture)."""
+    return f"{script.parent.name}/{script.name}"
+
+
+@dataclass(frozen=True)
+class ScriptRun:
+    script: Path
+    returncode: int
+    stdout: str
+    stderr: str
+    left: list  # files the script left in the folder it ran from
+
+
+def run_student_script(script: Path, cwd: Path, *args: str) -> ScriptRun:
+    """The script as a student runs it: `python path/to/NN_name.py`, from an empty folder, with nothing
+    on PYTHONPATH and only the system's PATH (the script's own `_setup_path` finds the course
+    package). No hash seed, thread count or backend is set: a student's shell sets none."""
+    env = {"PATH": "/usr/bin:/bin", "HOME": os.environ.get("HOME", str(ROOT))}
+    done = subprocess.run([PYTHON, str(script), *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=300)
+    left = sorted(str(p.relative_to(cwd)) for p in cwd.rglob("*"))
+    return ScriptRun(script, done.returncode, done.stdout, done.stderr, left)
+
+
+class ScriptRuns:
+    """Each student script run once per test session, its output shared by every test that reads it
+    (test_bazarghar: it runs and leaves nothing behind; test_scripts: its lines agree with the
+    lecture's; a lecture's own test: it prints what the handout shows). The first test that needs a
+    script runs every selected script of that lecture, two at a time."""
+
+    def __init__(self, selected, folder_for):
+        self.selected = sorted(set(selected))
+        self.folder_for = folder_for  # script -> an empty folder to run it from
+        self.runs: dict = {}
+
+    def of(self, script: Path) -> ScriptRun:
+        if script not in self.runs:
+            batch = [s for s in self.selected if s.parent == script.parent and s not in self.runs]
+            batch = batch if script in batch else [script, *batch]
+            with ThreadPoolExecutor(max_workers=2) as pool:
+                for run in pool.map(lambda s: run_student_script(s, self.folder_for(s)), batch):
+                    self.runs[run.script] = run
+        return self.runs[script]
 
 
 def copy_project(source: Path, target: Path, *, built: bool = True) -> Path:

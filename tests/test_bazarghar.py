@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import subprocess
 import sys
@@ -38,11 +40,12 @@ from bazarghar import (
     train_delivery_model,
 )
 from bazarghar import experiments as ex
+from bazarghar.export import state_to_lists
+
+from helpers import STUDENT_SCRIPTS as SCRIPTS, script_id
 
 ROOT = Path(__file__).resolve().parents[1]
 CODE = ROOT / "code"
-# Every lecture's student scripts: code/scripts/<lecture>/NN_name.py
-SCRIPTS = sorted((CODE / "scripts").glob("*/[0-9][0-9]_*.py"))
 
 
 @pytest.fixture(scope="session")
@@ -225,9 +228,11 @@ def test_training_reaches_noise_level(trained):
     assert 3.0 < history.final_train_mse < 5.5  # noise-এর variance ৪-এর কাছে
 
 
-def test_training_is_deterministic(trained):
-    again = train_delivery_model()
-    assert again[1].final_train_mse == trained[1].final_train_mse
+def test_training_is_deterministic(trained, kernel_trainings):
+    """A training in a fresh process (the machine's kernels, the same environment) ends on this
+    process's trained model bit for bit: the same weights and the same final loss."""
+    model, history, _, _ = trained
+    assert kernel_trainings["native"][1:] == [f"{history.final_train_mse:.6f}", state_digest(model)]
 
 
 def test_numpy_forward_matches_torch(trained, tmp_path):
@@ -381,16 +386,14 @@ def test_bn_sci_and_shape():
 # ---------------------------------------------------------------- script
 
 
-@pytest.mark.parametrize("script", SCRIPTS, ids=[f"{s.parent.name}/{s.name}" for s in SCRIPTS])
-def test_script_runs(script, tmp_path):
-    # Without code/ on PYTHONPATH: the script's own path setup finds the package.
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    done = subprocess.run(
-        [sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip()
-    assert list(tmp_path.iterdir()) == []  # script ফাইল রেখে যায় না
+@pytest.mark.parametrize("script", SCRIPTS, ids=script_id)
+def test_script_runs(script, script_runs):
+    """From an empty folder, without code/ on PYTHONPATH: the script's own path setup finds the
+    package, it prints, and it leaves no file behind (its run is shared: helpers.ScriptRuns)."""
+    run = script_runs.of(script)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip()
+    assert run.left == []  # script ফাইল রেখে যায় না
 
 
 def test_scripts_cover_experiments():
@@ -413,6 +416,11 @@ def test_linear_stepper_example():
     assert r["n_params"] == 8
 
 
+def state_digest(model) -> str:
+    """SHA-256 of the model's weights as exported (every float's exact value)."""
+    return hashlib.sha256(json.dumps(state_to_lists(model)).encode()).hexdigest()
+
+
 _STATE_DIGEST = """
 import hashlib, json, torch
 from bazarghar import train_delivery_model
@@ -423,21 +431,29 @@ print(torch.backends.cpu.get_cpu_capability(), f"{history.final_train_mse:.6f}",
 """
 
 
-def test_trained_weights_are_the_same_under_every_cpu_kernel():
-    """The lecture's trained model, bit for bit, under ATen's portable kernels and the machine's own
-    (float32 training would differ in the last bits and, after 800 steps, in printed digits)."""
+@pytest.fixture(scope="module")
+def kernel_trainings():
+    """The lecture's model trained in two fresh processes at once, under the machine's own kernels
+    ("native") and ATen's portable ones ("default"): [capability, final loss, weights digest]."""
     started = {}
-    for capability in (None, "default"):  # the two trainings at once
+    for name, capability in (("native", None), ("default", "default")):
         env = {k: v for k, v in os.environ.items() if k != "ATEN_CPU_CAPABILITY"}
         env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).resolve().parents[1] / "code"), env.get("PYTHONPATH", "")])
         if capability:
             env["ATEN_CPU_CAPABILITY"] = capability
-        started[capability] = subprocess.Popen([sys.executable, "-c", _STATE_DIGEST], env=env, text=True,
-                                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        started[name] = subprocess.Popen([sys.executable, "-c", _STATE_DIGEST], env=env, text=True,
+                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     runs = {}
-    for capability, proc in started.items():
+    for name, proc in started.items():
         out, err = proc.communicate(timeout=600)
         assert proc.returncode == 0, err[-3000:]
-        runs[capability] = out.split()
-    assert runs["default"][0] == "DEFAULT" and runs[None][0] != "DEFAULT"
-    assert runs["default"][1:] == runs[None][1:]
+        runs[name] = out.split()
+    return runs
+
+
+def test_trained_weights_are_the_same_under_every_cpu_kernel(kernel_trainings):
+    """The lecture's trained model, bit for bit, under ATen's portable kernels and the machine's own
+    (float32 training would differ in the last bits and, after 800 steps, in printed digits)."""
+    runs = kernel_trainings
+    assert runs["default"][0] == "DEFAULT" and runs["native"][0] != "DEFAULT"
+    assert runs["default"][1:] == runs["native"][1:]

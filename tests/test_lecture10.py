@@ -12,7 +12,7 @@ import nbformat
 import pytest
 
 import test_handout as handout_policy
-from helpers import ROOT, Lecture, pdf_text
+from helpers import ROOT, Lecture, pdf_text, script_id
 from test_lectures import handout_only_pages
 
 LECTURE = Lecture("10-training-loop")
@@ -217,9 +217,14 @@ def test_every_experiment_has_a_script():
     assert sorted(p.name for p in SCRIPTS.glob("[0-9]*.py")) == sorted(SCRIPT_CELLS)
 
 
-@pytest.mark.parametrize("name", sorted(SCRIPT_CELLS))
-def test_script_prints_what_the_handout_shows(name, notebook, handout_text, tmp_path):
-    printed = run_script(name, tmp_path)
+@pytest.mark.parametrize("script", [SCRIPTS / name for name in sorted(SCRIPT_CELLS)], ids=script_id)
+def test_script_prints_what_the_handout_shows(script, notebook, handout_text, script_runs):
+    """The script's one run of the session (helpers.ScriptRuns, shared with test_bazarghar and
+    test_scripts), printed line for line as the lecture's cells print it."""
+    name = script.name
+    run = script_runs.of(script)
+    assert run.returncode == 0, run.stderr
+    printed = run.stdout
     cells = cell_stdout(notebook)
     expected = "".join(cells[label] for label in SCRIPT_CELLS[name])
     strip = lambda s: "\n".join(l.rstrip() for l in s.strip().splitlines())  # noqa: E731

@@ -1,18 +1,16 @@
 """The scripts students download print what the handout shows. Every script under code/scripts (found
 recursively, wherever it sits) runs on its own; each printed line that reports the same quantity as a
-line of lecture 09's executed outputs (same words, same count of numbers, values within rounding)
-must print it identically — a script that rounds 3.0125 to 3.013 while the handout shows 3.012 fails."""
+line of any lecture's executed outputs (same words, same count of numbers, values within rounding)
+must print it identically — a script that rounds 3.0125 to 3.013 while the handout shows 3.012 fails.
+Each script runs once per session (helpers.ScriptRuns), its run shared with test_bazarghar and the
+lecture's own test."""
 import json
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-SCRIPTS = sorted(p for p in (ROOT / "code" / "scripts").rglob("*.py") if not p.name.startswith("_"))
-NOTEBOOK = ROOT / "_build" / "09-nn-module" / "09-nn-module.ipynb"
+from helpers import LECTURES, STUDENT_SCRIPTS as SCRIPTS, script_id
+
 NUMBER = re.compile(r"[-+]?\d+(?:,\d{2,3})*(?:\.\d+)?(?:e[-+]?\d+)?")
 
 
@@ -43,10 +41,11 @@ def same_quantity(a: list[str], b: list[str]) -> bool:
 
 @pytest.fixture(scope="module")
 def executed_lines(rendered):
-    """Every line lecture 09's cells printed, by skeleton."""
-    notebook = json.loads(NOTEBOOK.read_text(encoding="utf-8"))
+    """Every line the lectures' cells printed, by skeleton."""
     by_skeleton: dict[str, list[str]] = {}
-    for cell in notebook["cells"]:
+    cells = [cell for lecture in LECTURES
+             for cell in json.loads(lecture.notebook.read_text(encoding="utf-8"))["cells"]]
+    for cell in cells:
         for output in cell.get("outputs", []):
             text = output.get("text") or output.get("data", {}).get("text/plain", "")
             text = "".join(text) if isinstance(text, list) else text
@@ -57,22 +56,15 @@ def executed_lines(rendered):
     return by_skeleton
 
 
-def run_script(script: Path) -> list[str]:
-    # From the script's own folder, with nothing on PYTHONPATH: as a student runs it.
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(ROOT), "PYTHONHASHSEED": "0"}
-    result = subprocess.run([sys.executable, script.name], cwd=script.parent, env=env,
-                            capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, f"{script.relative_to(ROOT)} failed:\n{result.stderr[-2000:]}"
-    return [line.rstrip() for line in result.stdout.splitlines()]
-
-
 def test_scripts_are_found():
     assert len(SCRIPTS) >= 8, [p.name for p in SCRIPTS]
 
 
-@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.name)
-def test_script_prints_what_the_handout_shows(script, executed_lines):
-    printed = run_script(script)
+@pytest.mark.parametrize("script", SCRIPTS, ids=script_id)
+def test_script_prints_what_the_handout_shows(script, executed_lines, script_runs):
+    run = script_runs.of(script)
+    assert run.returncode == 0, f"{script_id(script)} failed:\n{run.stderr[-2000:]}"
+    printed = [line.rstrip() for line in run.stdout.splitlines()]
     assert printed, f"{script.name} printed nothing"
     disagree = []
     for line in printed:
