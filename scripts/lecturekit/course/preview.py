@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from lecturekit.project import Project
 from lecturekit.errors import LectureError
 from lecturekit.fsutil import write_atomic
+from lecturekit.course.quarto_products import is_preview_page
 from lecturekit.course.splice import Sections, SplitError, full_deck, sections_of, slides_of
 
 if TYPE_CHECKING:
@@ -205,15 +206,12 @@ class PreviewDeck:
                 f"{' '.join(dict.fromkeys(self.unannounced))}")
 
     def _drop_quartos_touch(self) -> None:
-        """`quarto preview <lecture>/index.qmd` touches the page it rendered once this server is up,
-        but at the source's side (`lectures/<lecture>/index.html`, not under the output folder):
-        an empty file that would count as a data file of the lecture (an execution-key input)."""
+        """`quarto preview <lecture>/index.qmd` leaves the page it rendered beside the source
+        (`lectures/<lecture>/index.html`: post-render's stand-in page, then Quarto's touch once this
+        server is up), a file that would count as a data file of the lecture (an execution-key input)."""
         touched = self.lecture_dir / "index.html"
-        try:
-            if touched.stat().st_size == 0:
-                touched.unlink()
-        except OSError:
-            pass
+        if is_preview_page(touched):
+            touched.unlink(missing_ok=True)
 
     def _add_reload_script(self) -> None:
         """livereload adds its script to a page only when `</head>` is in the first chunk it sends,
