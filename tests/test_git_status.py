@@ -26,8 +26,6 @@ PACKAGE = "code/minipkg/__init__.py"
 BODY = """\
 ## গোনা {#sec-count}
 
-একটি ছোট হিসাব: উত্তর `{python} ANSWER`।
-
 ```{python}
 #| label: count
 from minipkg import ANSWER, square
@@ -35,7 +33,7 @@ values = [square(i) for i in range(4)]
 print(values, ANSWER)
 ```
 
-[উত্তর ৪০-এর বেশি।]{.claim check="ANSWER > 40"}
+একটি ছোট হিসাব: উত্তর `{python} ANSWER`। [উত্তর ৪০-এর বেশি।]{.claim check="ANSWER > 40"}
 """
 
 
