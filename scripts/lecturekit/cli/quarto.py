@@ -1,12 +1,14 @@
 """Quarto's pre- and post-render steps, as `_quarto.yml` names them (scripts/execute,
 scripts/quarto-post-render): `python -m lecturekit.cli.quarto pre-render|post-render`.
 
-Pre-render executes every lecture through our executor and cache (the render command with
-`--execute-only`), then lists in `_build/quarto-render.yml` the executed notebooks of the lectures
-whose products are stale; a lecture that fails is left out, for post-render to report. Post-render
-moves Quarto's products to `_output/<lecture>/`, notes what they were written from, writes the
-course page and code zips, and lists the failed lectures (exit 1 when one failed). What each step
-decides lives in course/quarto_products.py; this module only runs them in order.
+Pre-render skips the lectures whose stamp holds (course/stamp.py) and executes the others through
+our executor and cache (the render command with `--execute-only`), then lists in
+`_build/quarto-render.yml` the executed notebooks of the lectures whose products are stale; a
+lecture that fails is left out, for post-render to report. Post-render moves Quarto's products to
+`_output/<lecture>/`, notes what they were written from, writes the course page and code zips
+(unless nothing changed), stamps the lectures left current, and lists the failed lectures (exit 1
+when one failed). What each step decides lives in course/quarto_products.py; this module only runs
+them in order.
 """
 from __future__ import annotations
 

@@ -1,17 +1,21 @@
 """What Quarto's pre- and post-render steps decide (the steps themselves: cli/quarto.py).
 
-Pre-render: execute every lecture through our executor and cache (scripts/render --execute-only),
-then hand Quarto only the lectures whose products are stale: `_build/quarto-render.yml` lists their
-executed notebooks. A product is current when `_build/<lecture>/quarto-products.json` records the
-inputs it was written from (the executed notebook, the lecture folder, theme, filters, writer) and
-the product on disk is the one recorded (size and time): scripts/render writing the same file
-makes it stale for Quarto, as Quarto writing it makes it stale for scripts/render.
+Pre-render: the lectures whose stamp holds (course/stamp.py: nothing they are made from changed
+since their last render, by either path) are not read; every other lecture is executed through our
+executor and cache and checked (scripts/render --execute-only); then Quarto gets only the lectures
+whose products are stale: `_build/quarto-render.yml` lists their executed notebooks. A product is
+current when `_build/<lecture>/products.json` (course/products.py) records the inputs it was
+written from (the executed notebook, the lecture folder, theme, filters, writer) and the product on
+disk is the one recorded (size and time), whichever path wrote it.
 
-Post-render: Quarto mirrors the input's folder under the output directory: the executed notebook
-`_build/<lecture>/<lecture>.ipynb` becomes `_output/_build/<lecture>/<lecture>.html` and `.pdf`, and
-`quarto render lectures/<lecture>/index.qmd` writes `_output/lectures/<lecture>/index.*`. Authors
-look for `_output/<lecture>/slides.html` and `handout.pdf`, so every product goes there. Then the
-course page and each lecture's `code.zip`, as scripts/render writes them.
+Post-render: Quarto writes each product beside its input (the project has no `output-dir`: with
+one, Quarto walks the whole project folder to list resource files on every project read): the
+executed notebook `_build/<lecture>/<lecture>.ipynb` gives `_build/<lecture>/<lecture>.html` and
+`.pdf`, and `quarto render lectures/<lecture>/index.qmd` gives `lectures/<lecture>/index.*`.
+Authors look for `_output/<lecture>/slides.html` and `handout.pdf`, so every product goes there,
+noted in products.json. Then the course page and each lecture's `code.zip`, as scripts/render
+writes them (not when nothing was rendered and nothing they are made from changed), and the stamps
+of the lectures left current.
 
 `quarto render lectures/<lecture>/index.qmd` is Quarto executing the source itself (a draft): its
 products go to `_output/<lecture>/draft/`, beside and never over the checked ones.
@@ -22,7 +26,6 @@ Quarto still renders the previewed source once before it starts that server; und
 pre-render turns execution off for that render, and post-render throws its product away, so no
 kernel of Quarto's starts and nothing of it reaches `_output/`.
 """
-import contextlib
 import json
 import os
 import re
