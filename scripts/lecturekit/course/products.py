@@ -1,7 +1,7 @@
 """One record of each lecture's products, whichever path wrote them.
 
-`scripts/render` and `quarto render` write the same products (`_output/<lecture>/slides.html`,
-`handout.pdf`) from the same executed notebook. `_build/<lecture>/products.json` holds, per format,
+`scripts/render` and `quarto render` write the same products (`_output/<lecture>/index.html`,
+`slides.html`, `handout.pdf`) from the same executed notebook. `_build/<lecture>/products.json` holds, per format,
 the digest of what its product was written from (the executed notebook, the lecture folder, its
 figures, `_quarto.yml`, `_extensions/`, the npm lock file, the writer code and the pandoc/Typst
 versions), the product's size and time as written, and which path wrote it. A product is up to
@@ -61,9 +61,11 @@ def theme_digest(project: Project) -> str:
     return h.hexdigest()
 
 
-def product_inputs(theme: str, nb_bytes: bytes, lecture_root: Path, fmt_name: str) -> str:
-    """The hash a product is written from: executed notebook, the lecture folder, theme, format.
-    The same for both paths: which one writes the product is not an input of it."""
+def product_inputs(theme: str, nb_bytes: bytes, lecture_root: Path, fmt_name: str, links: bool = False) -> str:
+    """The hash a product is written from: executed notebook, the lecture folder, theme, format;
+    `links`: and the lecture's links to the rest of the course (the page shows them). The same for
+    both paths: which one writes the product is not an input of it."""
+    from lecturekit.course.pages import links_path
     from lecturekit.write.figures import lecture_figures_dir
     h = hashlib.sha256()
     h.update(f"{theme}\0{fmt_name}\0".encode())
@@ -73,6 +75,10 @@ def product_inputs(theme: str, nb_bytes: bytes, lecture_root: Path, fmt_name: st
     figures = lecture_figures_dir(Path(lecture_root).parent.parent, Path(lecture_root).name)
     if figures.is_dir():
         h.update(json.dumps(file_digests(figures)).encode())
+    # What the lecture's page links to besides itself (course/pages.py): a new neighbour rewrites it.
+    path = links_path(Path(lecture_root).parent.parent, Path(lecture_root).name)
+    if links and path.exists():
+        h.update(hashlib.sha256(path.read_bytes()).digest())
     return h.hexdigest()
 
 

@@ -11,8 +11,9 @@ disk is the one recorded (size and time), whichever path wrote it.
 Post-render: Quarto writes each product beside its input (the project has no `output-dir`: with
 one, Quarto walks the whole project folder to list resource files on every project read): the
 executed notebook `_build/<lecture>/<lecture>.ipynb` gives `_build/<lecture>/<lecture>.html` and
-`.pdf`, and `quarto render lectures/<lecture>/index.qmd` gives `lectures/<lecture>/index.*`.
-Authors look for `_output/<lecture>/slides.html` and `handout.pdf`, so every product goes there,
+`.pdf`, and `quarto render lectures/<lecture>/index.qmd` gives `lectures/<lecture>/index.*`;
+the page is `page.html` there (one folder holds both HTML formats). Authors look for
+`_output/<lecture>/index.html`, `slides.html` and `handout.pdf`, so every product goes there,
 noted in products.json. Then the course page and each lecture's `code.zip`, as scripts/render
 writes them (not when nothing was rendered and nothing they are made from changed), and the stamps
 of the lectures left current.
@@ -38,12 +39,14 @@ from typing import Any
 from lecturekit.course.products import Manifest, product_inputs, theme_digest
 from lecturekit.fsutil import write_atomic
 from lecturekit.project import Project
-from lecturekit.write.formats import FORMATS
+from lecturekit.write.formats import FORMATS, HTML, REVEALJS, TYPST
 
 # Quarto renders every format `_quarto.yml` lists, each the record of the same name: its product.
 FORMAT_PRODUCTS = {name: fmt.product for name, fmt in FORMATS.items()}
-# What Quarto names the product of an input `x.ipynb` (x.html, x.pdf) -> ours.
-PRODUCT_NAMES = {Path(product).suffix: product for product in FORMAT_PRODUCTS.values()}
+# What Quarto names each product beside its input `x.ipynb` or `x.qmd` -> ours: the deck is x.html,
+# the handout x.pdf, and the page `page.html` (_quarto.yml's output-file: the deck has x.html).
+PRODUCT_NAMES = {".html": REVEALJS.product, ".pdf": TYPST.product}
+PAGE_NAMES = {"page.html": HTML.product}
 DRAFT = "draft"  # _output/<lecture>/draft/: what Quarto wrote executing a source itself
 
 
@@ -94,18 +97,20 @@ def output_files(environ: Mapping[str, str] = os.environ) -> list[str]:
 
 
 def destination(product: Path, project: Path, output_dir: Path) -> Path | None:
-    """`_build/<lecture>/<lecture>.html` or `lectures/<lecture>/index.pdf` (Quarto writes each
-    product beside its input) -> `_output/<lecture>/slides.html` or `_output/<lecture>/draft/handout.pdf`."""
+    """`_build/<lecture>/<lecture>.html`, `_build/<lecture>/page.html` or `lectures/<lecture>/index.pdf`
+    (Quarto writes each product beside its input) -> `_output/<lecture>/slides.html`,
+    `_output/<lecture>/index.html` or `_output/<lecture>/draft/handout.pdf`."""
     try:
         parts = product.relative_to(project).parts
     except ValueError:
         return None
     if len(parts) != 3 or product.suffix not in PRODUCT_NAMES:
         return None
-    if parts[0] == "_build" and product.stem == parts[1]:
-        return output_dir / parts[1] / PRODUCT_NAMES[product.suffix]
+    name = PAGE_NAMES.get(product.name, PRODUCT_NAMES[product.suffix])
+    if parts[0] == "_build" and (product.stem == parts[1] or product.name in PAGE_NAMES):
+        return output_dir / parts[1] / name
     if parts[0] == "lectures":  # Quarto executed the source: a draft, never over the checked products
-        return output_dir / parts[1] / DRAFT / PRODUCT_NAMES[product.suffix]
+        return output_dir / parts[1] / DRAFT / name
     return None
 
 
@@ -175,7 +180,8 @@ def product_digests(project: Project, name: str, theme: str) -> dict[str, str] |
         notebook = project.notebook_path(name).read_bytes()
     except OSError:
         return None
-    return {fmt: product_inputs(theme, notebook, project.lectures_dir / name, fmt) for fmt in FORMAT_PRODUCTS}
+    return {fmt: product_inputs(theme, notebook, project.lectures_dir / name, fmt, FORMATS[fmt].course_links)
+            for fmt in FORMAT_PRODUCTS}
 
 
 def product_states(project: Project, names: list[str] | None = None) -> dict[str, tuple[dict[str, str], bool]]:
@@ -401,9 +407,14 @@ def is_preview_page(path: Path) -> bool:
         return False
 
 
+# What `quarto preview` of a source renders beside it: the page (the first format) and the deck.
+PREVIEW_PAGES = ("page.html", "index.html")
+
+
 def sweep_preview_pages(project: Project) -> None:
     """The pages a stopped `quarto preview` left in the lecture folders belong to no reader (and a
     file there is a data file of the lecture, an input of its execution)."""
-    for page in project.lectures_dir.glob("*/index.html"):
-        if is_preview_page(page):
-            page.unlink(missing_ok=True)
+    for name in PREVIEW_PAGES:
+        for page in project.lectures_dir.glob(f"*/{name}"):
+            if is_preview_page(page):
+                page.unlink(missing_ok=True)

@@ -5,20 +5,20 @@ tests/expected/, its notebook, figures and every product written), `_build/<lect
 records:
 
 - `inputs`: one digest of everything a render of it reads: the bytes of every file in the lecture
-  folder, under code/, of tests/expected/<lecture>.yaml, `_quarto.yml`, `_extensions/`, the npm lock
-  file and the kit's own code (reader, executor, check, writers), the installed packages (every
+  folder, under code/, of tests/expected/<lecture>.yaml, every lecture's index.qmd (the page links
+  its neighbours by title), `_quarto.yml`, `_extensions/`, the npm lock file and the kit's own code (reader, executor, check, writers), the installed packages (every
   `*.dist-info` of the interpreter's site-packages, with its time), the Python version, the CPU
   (model and instruction sets), the kernel's output-changing environment and the formats. It is a
   superset of the execution key's, the check's and the products' inputs, and it is computed when the
   render starts: a file saved during the render makes the next one differ.
 - `state`: size and time of each file the render left for it: its execution cache entries, its
-  executed notebook, its figures, its products.
+  executed notebook, its page's links, its figures, its products.
 - `notes`: what the output check said (warnings included), said again when the stamp holds.
 
 When both are the same again, every decision a render would take comes out the same (the key, the
 cache entry, the check's verdict, the notebook, each product's inputs): the lecture is not read,
 keyed or checked again. A lecture whose stamp differs in any byte is planned in full. `_build/stamp.json`
-does the same for the course page and the code zips (from every lecture's inputs).
+does the same for the course page, the code zips and the pages' shared assets (from every lecture's inputs).
 
 Both paths write stamps (`scripts/render` after a full render, Quarto's post-render); Quarto's
 pre-render reads them, so `quarto render` with nothing changed hands Quarto nothing without
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from lecturekit.project import Project
 
 STAMP = "stamp.json"  # in _build/<lecture>/, and the course's in _build/
-FORMAT = 1  # bump when what a stamp covers changes
+FORMAT = 2  # bump when what a stamp covers changes
 KIT = Path(__file__).resolve().parents[1]  # scripts/lecturekit
 SKIPPED = ("__pycache__",)
 
@@ -107,6 +107,10 @@ def course_inputs(project: Project, formats: Iterable[str]) -> str:
     _tree(h, root / "_extensions", root)
     _tree(h, project.code_dir, root)
     _tree(h, KIT, KIT.parent)
+    # Which lectures there are and every one's front matter (its index.qmd): a page links its
+    # neighbours by title (course/pages.py), so a new lecture or another's title rewrites it.
+    for folder in project.lectures():
+        _file(h, folder / "index.qmd", root)
     h.update(json.dumps({"python": sys.version, "installed": _installed(),
                          "cpu": _cpu(), "env": output_env(), "formats": sorted(formats)}).encode())
     return h.hexdigest()
@@ -148,15 +152,17 @@ def lecture_state(project: Project, name: str, products: Iterable[str]) -> dict[
     """Size and time of what a render left for the lecture: cache entries, notebook, figures, products."""
     from lecturekit.write.figures import lecture_figures_dir
     paths = [*_listing(project.build_dir / "cache" / name), project.notebook_path(name),
+             project.build_dir / name / "_metadata.yml",  # the page's links (course/pages.py's LINKS_FILE)
              *_listing(lecture_figures_dir(project.root, name)),
              *(project.output_dir / name / product for product in products)]
     return _stats(paths, project.root)
 
 
 def course_state(project: Project, names: Iterable[str]) -> dict[str, list[int]]:
-    """The course page and every lecture's code zip, as they are."""
-    return _stats([project.output_dir / "index.html", *(project.output_dir / n / "code.zip" for n in names)],
-                  project.root)
+    """The course page, every lecture's code zip and the pages' shared assets and search index
+    (`_output/assets/`, course/pages.py's ASSETS), as they are."""
+    return _stats([project.output_dir / "index.html", *(project.output_dir / n / "code.zip" for n in names),
+                   *_listing(project.output_dir / "assets")], project.root)
 
 
 def _read(path: Path) -> dict[str, Any]:
