@@ -4,7 +4,8 @@ After a full render, the lecture's stamp holds, and `quarto render`'s pre-render
 nothing without importing the executor. Every kind of input a render reads, and everything it left,
 breaks the stamp when it changes: the lecture's text and data files, the course code, the
 expectations, `_quarto.yml`, a filter, the npm lock file, the kit's own code, an output-changing
-variable, an installed package, a product, the notebook, a figure, the cache entry. A stamp that
+variable, an installed package, a product, the notebook, a figure, the cache entry, a new lecture
+(the page links its neighbours), the page's links. A stamp that
 held through one of them would let `quarto render` skip a lecture whose outputs or products changed.
 """
 import json
@@ -45,6 +46,10 @@ MUTATIONS = {
     "the notebook rewritten": lambda root, mp: touch_later(root / "_build" / "demo" / "demo.ipynb"),
     "a hand-drawn figure": lambda root, mp: edit(root / "figures" / "demo" / "hand.svg", "<svg/>"),
     "the cache entry removed": lambda root, mp: [p.unlink() for p in (root / "_build" / "cache" / "demo").glob("*")],
+    # The page links its neighbours by title: another lecture's front matter, or a new lecture.
+    "a new lecture beside it": lambda root, mp: edit(root / "lectures" / "demo2" / "index.qmd", "---\ntitle: দুই\n---\n"),
+    "the page deleted": lambda root, mp: (root / "_output" / "demo" / "index.html").unlink(),
+    "the page's links touched": lambda root, mp: touch_later(root / "_build" / "demo" / "_metadata.yml"),
 }
 
 
