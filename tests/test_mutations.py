@@ -245,19 +245,29 @@ def test_every_output_changing_edit_fails_check_and_render_and_a_harmless_one_pa
     assert not passed_wrongly, "\n\n".join(f"FAILED A HARMLESS EDIT: {name}\n{out}" for name, out in passed_wrongly)
 
 
-def test_render_records_a_new_cell_and_accepts_in_one_step(fixture_project, monkeypatch, capsys):
+def test_a_new_cell_renders_unrecorded_until_accepted_and_render_accepts_in_one_step(fixture_project, monkeypatch,
+                                                                                     capsys):
+    """A new cell renders, said to be unchecked until recorded; the render writes no expectation
+    (only --accept does), the check reports it missing, `render --accept` records it."""
     proj = fixture_project
     status, out = run(check_main, proj, monkeypatch, capsys, NAME, "--accept")
     assert status == 0, out
+    expected = proj / "tests" / "expected" / f"{NAME}.yaml"
+    accepted = expected.read_bytes()
     section = proj / SECTION
     original = section.read_text(encoding="utf-8")
     section.write_text(original + "\n```{python}\n#| label: extra\nprint(len(losses))\n```\n", encoding="utf-8")
     try:
         status, out = run(render_main, proj, monkeypatch, capsys, "--to", "revealjs", "--no-index", NAME)
         assert status == 0, out
-        assert f"new cells without an expectation, outputs recorded in tests/expected/{NAME}.yaml: extra" in out
-        assert Expectations(proj / "tests" / "expected" / f"{NAME}.yaml", NAME).get("extra")["outputs"] == \
-            [{"stdout": "4\n"}]
+        assert (f"new cells without an expectation, not checked until recorded (scripts/check {NAME} --accept): "
+                "extra") in out
+        assert expected.read_bytes() == accepted
+        status, out = run(check_main, proj, monkeypatch, capsys, NAME)
+        assert status == 1 and "MISSING" in out, out
+        status, out = run(render_main, proj, monkeypatch, capsys, "--to", "revealjs", "--no-index", "--accept", NAME)
+        assert status == 0 and "accepted 1: extra" in out, out
+        assert Expectations(expected, NAME).get("extra")["outputs"] == [{"stdout": "4\n"}]
         # A changed output: render --accept takes it and writes the products.
         section.write_text(section.read_text(encoding="utf-8").replace("print(len(losses))",
                                                                        "print(len(losses) + 1)"), encoding="utf-8")

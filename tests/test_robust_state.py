@@ -121,13 +121,13 @@ def test_a_damaged_products_manifest_is_discarded_and_rebuilt(copy, damage):  # 
 
 @pytest.mark.parametrize("damage", sorted(MANIFEST_DAMAGE))
 def test_damaged_quarto_state_is_discarded_with_one_warning(copy, damage, capsys):  # noqa: F811
-    """`quarto render`'s own records (`_build/<lecture>/quarto-products.json`, which pre-render
-    reads, and `_build/quarto-pending.json`, which post-render reads): damaged, they are discarded
-    with one warning and the lecture counts as changed, never a traceback."""
-    from lecturekit.course import quarto_products
+    """The products manifest as `quarto render` reads it (`_build/<lecture>/products.json`, which
+    pre-render reads) and `_build/quarto-pending.json` (which post-render reads): damaged, they are
+    discarded with one warning and the lecture counts as changed, never a traceback."""
+    from lecturekit.course import products, quarto_products
     from lecturekit.project import Project
     project = Project(copy.root)
-    manifest = copy.root / "_build" / "demo" / quarto_products.MANIFEST
+    manifest = copy.root / "_build" / "demo" / products.MANIFEST
     pending = copy.root / "_build" / quarto_products.PENDING
     manifest.write_bytes(MANIFEST_DAMAGE[damage])
     pending.write_bytes(MANIFEST_DAMAGE[damage])
@@ -135,7 +135,8 @@ def test_damaged_quarto_state_is_discarded_with_one_warning(copy, damage, capsys
     assert list(stale) == ["demo"] and current == []
     quarto_products.record(project, [(copy.slides, "_build")])
     warnings = capsys.readouterr().err.splitlines()
-    assert len([w for w in warnings if "quarto-products.json: damaged" in w]) == 2, warnings  # read twice
+    # Discarded once: the damaged file goes, so the second read finds none.
+    assert len([w for w in warnings if "products.json: discarded a damaged" in w]) == 1, warnings
     assert len([w for w in warnings if "quarto-pending.json: damaged" in w]) == 1, warnings
     assert json.loads(manifest.read_text(encoding="utf-8")) == {}  # the slides' digest was not pending
 

@@ -11,6 +11,7 @@ Modules, one concern each:
   readers       which inline expressions and claims in the prose read what a cell assigned
   prose         every inline value and claim recorded and compared: the sentence before and after
   cause         what changed since an expectation was recorded: files, environment, neither
+  confirmed     the file and code digests a passing check confirmed, in _build/ (never tests/expected/)
   run           one lecture: execute (or reuse the cache), compare every cell and prose value, claims
   accept        record the new outputs and rewrite every entry
   gate          the check inside scripts/render and Quarto's pre-render

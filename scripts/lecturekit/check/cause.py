@@ -4,8 +4,8 @@ Each expectation stores the environment it was recorded under (versions with the
 the CPU, torch's CPU capability and thread count, the BLAS libraries, the output-changing environment
 variables) and two code digests: the cell's own code, and everything before it that can change it
 (earlier cells and the course code under code/). The expectations file also holds a digest of every
-file under code/ and in the lecture's folder (`_files`), refreshed on every accept and every passing
-check. Comparing them with this run says whether the environment, the code (naming the files), both
+file under code/ and in the lecture's folder (`_files`), written on every accept; a passing check
+notes newer ones in _build/ (confirmed.py), which then take their place. Comparing them with this run says whether the environment, the code (naming the files), both
 or neither changed; "neither" means the output is not reproducible as written.
 """
 from __future__ import annotations

@@ -18,7 +18,8 @@ and what the prose printed and the files the outputs came from.
 `_files` holds a digest of every file under code/ and in the lecture's folder (so a report names the
 file that changed, see cause.py), `_prose` the text every inline expression printed and whether
 every claim held, in document order (prose.py). Entries follow the lecture's order. `--accept`
-rewrites every entry (versions, digests); a check that passes refreshes the digests and the prose.
+rewrites every entry (versions, digests), and only `--accept` writes this file: a check that passes
+notes the digests it confirmed in _build/ (confirmed.py).
 """
 from __future__ import annotations
 

@@ -2,15 +2,17 @@
 are compared with tests/expected/ in memory, before anything is written.
 
   as expected        the render goes on (a value within a tolerance is printed as a warning;
-                     the recorded digests and prose are refreshed)
-  a new cell         its output is recorded in the expectations file, and the render says so
+                     the confirmed digests are noted in _build/, check/confirmed.py)
+  a new cell         the render goes on and says that its output is not checked until recorded
+                     (`scripts/check <lecture> --accept`); so does a new prose value
   anything changed   the lecture is not written (its old products stay), the render exits 1 with
                      the check's report, ending with the command that accepts
   accept=True        (`scripts/render --accept`, `LECTUREKIT_ACCEPT=1 quarto render`) every change
                      is accepted first, then the lecture is written
 
-A lecture without an expectations file is not checked (the render says how to record one): a new
-lecture renders before its author has looked at its outputs.
+Only accepting writes tests/expected/: a render never modifies a tracked file. A lecture without an
+expectations file is not checked (the render says how to record one): a new lecture renders before
+its author has looked at its outputs.
 """
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ from lecturekit.execute.build import ExecutedLecture
 from .expectations import Expectations
 from .accept import accept as accept_all
 from .report import lecture_report
-from .run import check_execution, expected_path, record_new
+from .run import check_execution, expected_path
 
 if TYPE_CHECKING:
     from lecturekit.project import Project
@@ -79,11 +81,14 @@ def gate(project: Project, execution: ExecutedLecture, *, accept: bool = False,
         taken = accept_all(checked, project.root)
         notes.append(f"[{name}] accepted {len(taken)}: {' '.join(taken) or '(prose values)'}; "
                      f"every entry of tests/expected/{name}.yaml rewritten")
-    recorded = record_new(checked, project.root)
-    if recorded:
-        notes.append(f"[{name}] new cells without an expectation, outputs recorded in "
-                     f"tests/expected/{name}.yaml: {' '.join(recorded)}")
-    if checked.failed:
+    new = [r.label for r in checked.results if r.status == "missing"]
+    if new:
+        notes.append(f"[{name}] new cells without an expectation, not checked until recorded "
+                     f"(scripts/check {name} --accept): {' '.join(new)}")
+    if checked.prose_new:
+        notes.append(f"[{name}] {len(checked.prose_new)} new prose value(s) without a record, not checked "
+                     f"until recorded (scripts/check {name} --accept)")
+    if [r for r in checked.problems if r.status != "missing"] or checked.claims_failed or checked.prose_changes:
         report = lecture_report(checked)
         return Verdict(False, notes, f"[{name}] outputs changed: not rendered, the previous products kept\n"
                                      f"{report}\n{accept_command(name)}")
@@ -94,10 +99,6 @@ def gate(project: Project, execution: ExecutedLecture, *, accept: bool = False,
     for change in checked.prose_machine:
         notes.append(f"[{name}] warning: {change.where} `{{python}} {change.expr}` reads {change.old} → {change.new} "
                      f"on this machine (no file changed)")
-    if checked.refreshed:
-        notes.append(f"[{name}] outputs as expected; file digests and prose values refreshed in "
-                     f"tests/expected/{name}.yaml")
-    else:
-        notes.append(f"[{name}] outputs as expected ({sum(not r.failed for r in checked.results)} cells, "
-                     f"{checked.inline_values} prose values)")
+    notes.append(f"[{name}] outputs as expected ({sum(not r.failed for r in checked.results)} cells, "
+                 f"{checked.inline_values} prose values)")
     return Verdict(True, notes)

@@ -80,7 +80,7 @@ def markdown_report(checkeds: Sequence[Checked]) -> str:
         lines.append(f"| {code(checked.name)} | {outputs} | {prose} | {claims} | {_result(checked)} |")
     for checked in checkeds:
         rows = change_rows(checked)
-        if not rows and not checked.recorded:
+        if not rows and not checked.prose_new:  # a new cell is a row (not checked until recorded)
             continue
         lines += ["", f"### {code(checked.name)}", ""]
         files = checked.changed_files

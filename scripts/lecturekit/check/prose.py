@@ -4,8 +4,9 @@ the sentence before and after, with its file and line.
 
 A record is matched by its file, its expression and which occurrence of that expression in the file
 it is (line numbers move when prose is edited; the n-th `{python} bn(total)` of a file does not).
-A record that is new (prose written since) is recorded on the next accept or passing check; one that
-is gone (prose rewritten) is dropped then. Neither is a failure: the prose itself changed, in plain sight.
+A value that is new (prose written since) is reported as not recorded and recorded on the next
+accept; a record that is gone (prose rewritten) is dropped then. Neither is a failure: the prose
+itself changed, in plain sight.
 """
 from __future__ import annotations
 

@@ -139,18 +139,18 @@ def summary_line(checked: Checked) -> str:
 
 def lecture_report(checked: Checked) -> str:
     """The lecture's report: one line when nothing changed, else every change with where and why."""
-    if not checked.failed and not checked.has_warnings and not checked.recorded:
+    new_prose = (f"; {len(checked.prose_new)} new prose value(s) without a record (--accept records them)"
+                 if checked.prose_new and checked.expectations.exists else "")
+    if not checked.failed and not checked.has_warnings:
         ok = sum(r.status != "stale" for r in checked.results)
         return (f"[{checked.name}] OK: {ok} outputs, {checked.inline_values} prose values, "
-                f"{checked.claims_total} claims as recorded; " + timing_text(checked)
-                + ("; digests refreshed" if checked.refreshed else ""))
+                f"{checked.claims_total} claims as recorded; " + timing_text(checked) + new_prose)
     lines = [timing_line(checked), summary_line(checked)]
     if not checked.expectations.exists:
         lines.append(f"[{checked.name}] no expectations yet ({checked.expectations.path.name}); if the outputs "
                      f"are right, record them: scripts/check {checked.name} --accept")
-    if checked.recorded:
-        lines.append(f"[{checked.name}] new cells, outputs recorded in {checked.expectations.path.name}: "
-                     + " ".join(checked.recorded))
+    if new_prose:
+        lines.append(f"[{checked.name}] {new_prose[2:]}")
     files = checked.changed_files
     if checked.failed and files:
         lines.append(f"[{checked.name}] files changed since the outputs were recorded: " + ", ".join(files))

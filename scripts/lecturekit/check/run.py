@@ -1,6 +1,7 @@
 """Check one lecture: execute it (or reuse the render cache), then compare every cell with its
 expectation, every prose value with its record, find the prose that reads each drifted cell, and
-collect the claims that fail. A check that passes refreshes the recorded digests and prose.
+collect the claims that fail. A check that passes records the file and code digests it confirmed in
+_build/ (confirmed.py); only --accept writes tests/expected/.
 
 The cells checked are the execution record's (`CellRun`): what the check adds to a cell (its outputs
 as comparable items, its code digests) is computed from it, not kept in a cell type of its own."""
@@ -18,6 +19,7 @@ from lecturekit.execute.record import CellRun, ClaimResult, Execution, ProseRun
 from lecturekit.execute.build import ExecutedLecture, execute_lecture
 from .cause import changed_files, code_digests, explain, project_files
 from .compare import items_match, texts_match, tolerance_of, unified_diff, within_tolerance
+from . import confirmed as confirmations
 from . import prose as prose_values
 from .plots import changed_parts
 from .expectations import Expectations, entry_for
@@ -80,8 +82,8 @@ class Checked:
     prose_changes: list[prose_values.ProseChange] = field(default_factory=list)
     prose_machine: list[prose_values.ProseChange] = field(default_factory=list)  # only another CPU explains: warnings
     prose_new: list[prose_values.Value] = field(default_factory=list)  # values without a record yet
-    recorded: list[str] = field(default_factory=list)  # labels recorded by this run (new cells, see record_new)
-    refreshed: bool = False  # digests and prose written back after a passing check
+    refreshed: bool = False  # the confirmed digests recorded in _build/ after a passing check
+    confirmed: confirmations.Confirmed | None = None  # what the last passing check confirmed (the baseline)
 
     @property
     def cells(self) -> list[CellRun]:
@@ -109,8 +111,17 @@ class Checked:
 
     @property
     def changed_files(self) -> list[str] | None:
-        """Files changed since the expectations were last confirmed; None when none were recorded."""
-        return changed_files(self.expectations.files, self.files) if self.expectations.files else None
+        """Files changed since the outputs were last confirmed (by a passing check, else by the
+        accept that recorded them); None when none were recorded."""
+        baseline = self.confirmed.files if self.confirmed else self.expectations.files
+        return changed_files(baseline, self.files) if baseline else None
+
+    def baseline_entry(self, label: str) -> Entry | None:
+        """The stored entry, with the code digests of the last passing check when there was one."""
+        entry = self.expectations.get(label)
+        if entry is not None and self.confirmed and label in self.confirmed.code:
+            return {**entry, "code": self.confirmed.code[label]}
+        return entry
 
     @property
     def document_order(self) -> list[str]:
@@ -200,7 +211,7 @@ def compare_all(checked: Checked, project_root: Path) -> Checked:
                                      message="this cell produces output but has no label; "
                                              "add '#| label: …' so its output can be checked"))
             continue
-        result = compare_cell(cell, items, store.get(cell.label), checked.name, checked.versions,
+        result = compare_cell(cell, items, checked.baseline_entry(cell.label), checked.name, checked.versions,
                               checked.changed_files, checked.digests.get(cell.label))
         if result.status in ("drift", "no-longer-raises", "raised-differently"):
             result.readers = prose_readers(checked.record.runs, cell, project_root)
@@ -267,49 +278,27 @@ def rewrite(checked: Checked, outputs: dict[str, list[Item]], project_root: Path
     compare_all(checked, project_root)
 
 
-def stored_outputs(checked: Checked) -> dict[str, list[Item]]:
-    return {label: entry.get("outputs") or [] for label, entry in checked.expectations.entries.items()}
-
-
-def refresh(checked: Checked, project_root: Path) -> bool:
-    """After a passing check: bring the recorded digests and prose up to date (versions stay those
-    the outputs were accepted under). Writes only when something differs."""
+def refresh(checked: Checked, build_dir: Path) -> bool:
+    """After a passing check: record the file and code digests it confirmed in _build/ (the
+    baseline of a later report's "why") when they differ from the last ones. The expectations
+    file is left as it is."""
     store = checked.expectations
     if checked.failed or checked.prose_machine or not store.exists:
         return False
-    stale = store.files != checked.files or store.prose != prose_values.records(checked.prose)
-    for cell in checked.cells:
-        entry = store.get(cell.label) if cell.label else None
-        digests = checked.digests.get(cell.label) if cell.label else None
-        if entry is not None and digests and entry.get("code") != digests:
-            stale = True
-    if stale:
-        rewrite(checked, stored_outputs(checked), project_root, versions=False)
-        checked.refreshed = True
-    return stale
-
-
-def record_new(checked: Checked, project_root: Path) -> list[str]:
-    """Record the outputs of cells that have no expectation yet (a render does this; the check
-    reports them as MISSING). Returns the labels recorded."""
-    new = [r for r in checked.results if r.status == "missing"]
-    if not new:
-        return []
-    outputs = stored_outputs(checked)
-    outputs.update({r.label: r.got or [] for r in new})
-    store = checked.expectations
-    entries: dict[str, Entry] = {}
-    order = checked.document_order
-    new_labels = {r.label for r in new}
-    for label in [*order, *[l for l in outputs if l not in order]]:
-        if label in outputs:
-            old = store.get(label)
-            entries[label] = (old if old and label not in new_labels
-                              else fresh_entry(checked, label, outputs[label]))
-    store.rewrite(entries, store.files or checked.files, store.prose or prose_values.records(checked.prose))
-    compare_all(checked, project_root)
-    checked.recorded = [r.label for r in new]
-    return checked.recorded
+    now = confirmations.Confirmed(dict(checked.files), {
+        label: digests for label, digests in checked.digests.items() if store.get(label) is not None})
+    recorded: dict[str, CodeDigests] = {}
+    for label in store.labels():
+        entry = store.get(label)
+        if entry is not None and "code" in entry:
+            recorded[label] = entry["code"]
+    baseline = checked.confirmed or confirmations.Confirmed(dict(store.files), recorded)
+    if now == baseline:
+        return False
+    confirmations.save(build_dir, checked.name, store.path, now)
+    checked.confirmed = now
+    checked.refreshed = True
+    return True
 
 
 def check_lecture(project: Project, lecture_dir: Path, *, fresh: bool = False,
@@ -343,8 +332,8 @@ def new_checked(project: Project, execution: ExecutedLecture, store: Expectation
 def check_execution(project: Project, execution: ExecutedLecture, *, expected_dir: Path | None = None,
                     started: float | None = None, update: bool = True,
                     expectations: Expectations | None = None) -> Checked:
-    """Compare one executed lecture (in memory) with its expectations; `update`: refresh the recorded
-    digests and prose when it passes. `expectations`: the file as read before the lecture's cells
+    """Compare one executed lecture (in memory) with its expectations; `update`: record the confirmed
+    digests in _build/ when it passes. `expectations`: the file as read before the lecture's cells
     ran (read now when not given: the execution came from the cache, or nothing ran since)."""
     started = time.perf_counter() if started is None else started
     readers.forget_sources()
@@ -356,10 +345,11 @@ def check_execution(project: Project, execution: ExecutedLecture, *, expected_di
                       fresh_seconds=fresh_seconds(execution.timings),
                       digests=code_digests(record.cells, project.code_dir),
                       files=project_files(project.root, project.code_dir, execution.lecture.root),
-                      prose=prose_values.current_values(record.runs, project.root))
+                      prose=prose_values.current_values(record.runs, project.root),
+                      confirmed=confirmations.load(project.build_dir, name, store.path))
     compare_all(checked, project.root)
     checked.claims_failed, checked.claims_total = failed_claims(record.runs, project.root)
     if update:
-        refresh(checked, project.root)
+        refresh(checked, project.build_dir)
     checked.seconds = time.perf_counter() - started
     return checked

@@ -9,12 +9,21 @@
   scripts/bench --skip-lecture           only the course table;  --skip-scale: only the lectures
   scripts/bench --skip-quarto            no `quarto render` column (it runs when $QUARTO or a quarto on PATH exists)
   scripts/bench --skip-preview           no scripts/preview measurement;  --preview-only: only it
+  scripts/bench --authors-day --before main   the author's day, before beside after (below)
 
 Per lecture, for `scripts/render` and for `quarto render` (whose pre-render is our execute step):
 cold (nothing cached), warm (execution cached, products written again), no change (run again),
 prose edit (a sentence added: the execution stays cached), and for ours check-from-cache and a fresh
 check; and scripts/preview: from saving a prose edit to the new words in Chromium, with the
-server's own time to rewrite the deck. The floor is what the lecture's own code costs: the kernel's start plus every cell's execution
+server's own time to rewrite the deck.
+
+`--authors-day`: the whole project as an author has it, ours (`scripts/render`) beside
+`quarto render`: nothing changed, a prose edit in one lecture, and nothing changed right after the
+other path rendered, `--runs` times each (medians; wall and CPU time, the load average). Each revision
+(`--before REV`, and this checkout's HEAD) is measured in a fresh clone of its own, set up by its
+scripts/setup (a real .venv and node_modules inside it, as Quarto then walks them), with the
+execution cache copied in; the revisions take turns, so both see the same load. The first commands
+in each clone are reported apart (first-use caches). The floor is what the lecture's own code costs: the kernel's start plus every cell's execution
 time; the rest of a cold render is the renderer's overhead.
 
 Everything runs in throwaway copies of the project (built by `scaffold.ProjectBuilder`, as the tests
@@ -75,6 +84,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--out", type=Path, default=None, metavar="DIR",
                         help="where bench.json and bench.md go (default: _build/bench/ of this project)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary projects (paths printed)")
+    parser.add_argument("--authors-day", action="store_true",
+                        help="only the author's day: the whole project, ours beside quarto render, in fresh clones")
+    parser.add_argument("--before", metavar="REV", default=None,
+                        help="with --authors-day: also this revision, measured beside this checkout's HEAD")
+    parser.add_argument("--runs", type=int, default=5, metavar="N", help="with --authors-day: runs of each row")
     args = parser.parse_args(argv)
     args.source = args.source.resolve()
     args.out = (args.out or ROOT / "_build" / "bench").resolve()
@@ -475,7 +489,9 @@ def bench_quarto(args: argparse.Namespace, tmp: Path, quarto: str, lecture: str)
     print(f"== quarto render {lecture} ({quarto}) ==", flush=True)
     project = quarto_project(tmp / f"quarto-{lecture}", args.source, lecture)
     cold = quarto_render(quarto, project)
-    warm = quarto_render(quarto, project)  # Quarto writes every product again; the execution is cached
+    for product in (project / "_output" / lecture).glob("*.*"):  # written again: the execution is cached
+        product.unlink()
+    warm = quarto_render(quarto, project)
     unchanged = quarto_render(quarto, project)
     add_prose(project, lecture)
     prose = quarto_render(quarto, project)
@@ -485,6 +501,162 @@ def bench_quarto(args: argparse.Namespace, tmp: Path, quarto: str, lecture: str)
           f"prose edit {prose.seconds:.1f} s, Quarto executing {executing.seconds:.1f} s", flush=True)
     return {"cold": cold.seconds, "warm": warm.seconds, "no_change": unchanged.seconds,
             "prose_edit": prose.seconds, "quarto_executes": executing.seconds, "peak_cold": cold.peak}
+
+
+# ---- the author's day: the whole project, in fresh clones, before and after ----------------------
+
+DAY_ROWS = [  # (key, what it is)
+    ("nothing", "nothing changed"),
+    ("prose", "a prose edit in {lecture}"),
+    ("after_other", "nothing changed, right after the other path rendered"),
+]
+PRODUCT_GLOB = "*/*.*"  # _output/<lecture>/slides.html, handout.pdf, code.zip
+
+
+class Clone:
+    """A fresh clone of one revision of this project, set up as an author sets one up."""
+
+    def __init__(self, folder: Path, label: str, rev: str, quarto: str | None) -> None:
+        self.root, self.label, self.quarto = folder, label, quarto
+        self.sha = subprocess.run(["git", "-C", str(ROOT), "rev-parse", rev], check=True, capture_output=True,
+                                  text=True).stdout.strip()
+        self.first: dict[str, Any] = {}
+        self.runs: dict[str, dict[str, list[dict[str, Any]]]] = {}
+
+    def command(self, which: str, *args: str) -> dict[str, Any]:
+        """One command as the author types it: wall and CPU seconds (every process it started), the
+        load average when it started, and how many products it wrote."""
+        env = {**os.environ, "QUARTO_PYTHON": str(self.root / ".venv" / "bin" / "python")}
+        command = [str(self.root / "scripts" / "render")] if which == "ours" else [str(self.quarto), "render"]
+        before = {p: p.stat().st_mtime_ns for p in (self.root / "_output").glob(PRODUCT_GLOB)}
+        load = os.getloadavg()[0]
+        cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.perf_counter()
+        run = subprocess.run([*command, *args], cwd=self.root, env=env, capture_output=True, text=True)
+        seconds = time.perf_counter() - started
+        done = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if run.returncode != 0:
+            raise SystemExit(f"bench: {' '.join(command)} failed in {self.root}:\n{(run.stdout + run.stderr)[-3000:]}")
+        after = {p: p.stat().st_mtime_ns for p in (self.root / "_output").glob(PRODUCT_GLOB)}
+        written = sorted(p.relative_to(self.root).as_posix() for p, t in after.items() if before.get(p) != t)
+        return {"seconds": seconds, "cpu": (done.ru_utime + done.ru_stime) - (cpu.ru_utime + cpu.ru_stime),
+                "load": load, "written": written}
+
+    def measure(self, row: str, which: str) -> dict[str, Any]:
+        result = self.command(which)
+        self.runs.setdefault(row, {}).setdefault(which, []).append(result)
+        print(f"  [{self.label}] {row}, {which}: {result['seconds']:.1f} s (CPU {result['cpu']:.1f} s, load "
+              f"{result['load']:.1f}), {len(result['written'])} product(s) written", flush=True)
+        return result
+
+
+def make_clone(args: argparse.Namespace, tmp: Path, label: str, rev: str, quarto: str) -> Clone:
+    clone = Clone(tmp / f"clone-{label}", label, rev, quarto)
+    print(f"== {label}: a fresh clone of {rev} ({clone.sha[:9]}) in {clone.root} ==", flush=True)
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(clone.root)], check=True)
+    subprocess.run(["git", "-C", str(clone.root), "checkout", "-q", clone.sha], check=True)
+    started = time.perf_counter()
+    subprocess.run([str(clone.root / "scripts" / "setup")], cwd=clone.root, check=True)
+    clone.first["setup"] = time.perf_counter() - started
+    if (args.source / "_build" / "cache").is_dir():  # executed before, by this checkout: no kernel starts
+        shutil.copytree(args.source / "_build" / "cache", clone.root / "_build" / "cache")
+    # First use: the kit's and the venv's bytecode are compiled, Quarto's scratch folder is made.
+    python = [str(clone.root / ".venv" / "bin" / "python"), "-c", "import lecturekit.cli.render, lecturekit.cli.quarto"]
+    for which in ("import_first", "import_second"):
+        started = time.perf_counter()
+        subprocess.run(python, cwd=clone.root, check=True, capture_output=True)
+        clone.first[which] = time.perf_counter() - started
+    clone.first["ours_first"] = clone.command("ours")
+    clone.first["quarto_first"] = clone.command("quarto")
+    clone.first["ours_second"] = clone.command("ours")
+    clone.first["quarto_second"] = clone.command("quarto")
+    print(f"  setup {clone.first['setup']:.0f} s; first scripts/render {clone.first['ours_first']['seconds']:.1f} s, "
+          f"first quarto render {clone.first['quarto_first']['seconds']:.1f} s, then "
+          f"{clone.first['ours_second']['seconds']:.1f} s and {clone.first['quarto_second']['seconds']:.1f} s", flush=True)
+    return clone
+
+
+def day_cycle(clone: Clone, lecture: str, n: int) -> None:
+    """Each row once, ours and quarto, in an order where each run finds what its row says: a
+    prose edit (each path its own edit), the same path again (nothing changed), the other path
+    right after it rendered, and that path again (nothing changed)."""
+    add_prose(clone.root, lecture, f" (সম্পাদনা {n}ক)")
+    clone.measure("prose", "ours")
+    clone.measure("nothing", "ours")
+    clone.measure("after_other", "quarto")
+    clone.measure("nothing", "quarto")
+    add_prose(clone.root, lecture, f" (সম্পাদনা {n}খ)")
+    clone.measure("prose", "quarto")
+    clone.measure("after_other", "ours")
+
+
+def day_summary(clone: Clone) -> dict[str, Any]:
+    rows = {}
+    for row, paths in clone.runs.items():
+        rows[row] = {which: {"seconds": median([r["seconds"] for r in runs]), "cpu": median([r["cpu"] for r in runs]),
+                             "all_seconds": [r["seconds"] for r in runs], "load": [r["load"] for r in runs],
+                             "written": median([len(r["written"]) for r in runs])}
+                     for which, runs in paths.items()}
+    return {"rev": clone.sha, "first": clone.first, "rows": rows, "runs": clone.runs}
+
+
+def _day_cell(m: dict[str, Any] | None) -> str:
+    return f"{m['seconds']:.1f} s ({m['cpu']:.1f} s CPU; {m['written']:g} written)" if m else "–"
+
+
+def day_table(day: dict[str, Any], lecture: str) -> str:
+    """Markdown: per row, ours and quarto for each revision, medians (CPU seconds in brackets)."""
+    labels = list(day["revisions"])
+    head = "| what |" + "".join(f" {label}: ours | {label}: quarto | {label}: quarto ÷ ours |" for label in labels)
+    lines = [head, "|---|" + "--:|--:|--:|" * len(labels)]
+    for key, what in DAY_ROWS:
+        cells = []
+        for label in labels:
+            row = day["revisions"][label]["rows"].get(key, {})
+            ours, quarto = row.get("ours"), row.get("quarto")
+            ratio = f"{quarto['seconds'] / ours['seconds']:.2f}×" if ours and quarto else "–"
+            cells += [_day_cell(ours), _day_cell(quarto), ratio]
+        lines.append(f"| {what.format(lecture=lecture)} | " + " | ".join(cells) + " |")
+    loads = [r["load"] for label in labels for rows in day["revisions"][label]["runs"].values()
+             for runs in rows.values() for r in runs]
+    lines += ["", f"Medians of {day['runs']} runs each; load average at the start of each run "
+                  f"{min(loads):.1f}–{max(loads):.1f} (median {median(loads):.1f}) on {os.cpu_count()} cores."]
+    for label in labels:
+        first = day["revisions"][label]["first"]
+        lines.append(f"{label} ({day['revisions'][label]['rev'][:9]}), fresh clone: setup {first['setup']:.0f} s; "
+                     f"importing the kit's commands {first['import_first']:.1f} s the first time (bytecode "
+                     f"compiled), {first['import_second']:.1f} s the second; "
+                     f"first scripts/render (every product written) {first['ours_first']['seconds']:.1f} s "
+                     f"({first['ours_first']['cpu']:.1f} s CPU), then the first quarto render "
+                     f"{first['quarto_first']['seconds']:.1f} s ({first['quarto_first']['cpu']:.1f} s CPU, "
+                     f"{len(first['quarto_first']['written'])} product(s) written); each once more, right after "
+                     f"the other: {first['ours_second']['seconds']:.1f} s and {first['quarto_second']['seconds']:.1f} s.")
+    return "\n".join(lines)
+
+
+def authors_day(args: argparse.Namespace, tmp: Path, quarto: str) -> dict[str, Any]:
+    lectures = [p.parent.name for p in sorted((args.source / "lectures").glob("*/index.qmd"))]
+    lecture = (args.lecture or ["09-nn-module" if "09-nn-module" in lectures else lectures[0]])[0]
+    revisions = [("before", args.before)] if args.before else []
+    revisions.append(("after" if args.before else "this", "HEAD"))
+    clones = [make_clone(args, tmp, label, rev, quarto) for label, rev in revisions]
+    day: dict[str, Any] = {"lecture": lecture, "runs": 0}
+    for n in range(1, args.runs + 1):
+        for clone in clones:  # the revisions take turns: the same load for both
+            print(f"== run {n} of {args.runs}: {clone.label} ==", flush=True)
+            day_cycle(clone, lecture, n)
+        day.update(runs=n, revisions={c.label: day_summary(c) for c in clones})
+        day["table"] = day_table(day, lecture)
+        save_day(args, day)  # after every run: a stopped bench keeps what it measured
+    return day
+
+
+def save_day(args: argparse.Namespace, day: dict[str, Any]) -> None:
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "authors-day.json").write_text(json.dumps(
+        {"machine": {**machine(), "load_average_end": list(os.getloadavg())}, "authors_day": day},
+        indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    (args.out / "authors-day.md").write_text(day["table"] + "\n", encoding="utf-8")
 
 
 # ---- the side-by-side table ----------------------------------------------------------------------
@@ -675,6 +847,17 @@ def main(argv: list[str] | None = None) -> int:
     numbers["quarto"] = quarto
     tmp = Path(tempfile.mkdtemp(prefix="lecturekit-bench-"))
     lectures = args.lecture or [p.parent.name for p in sorted((args.source / "lectures").glob("*/index.qmd"))]
+    if args.authors_day:
+        if quarto is None:
+            raise SystemExit("bench: --authors-day needs Quarto (set $QUARTO or put quarto on PATH)")
+        try:
+            day = authors_day(args, tmp, quarto)
+        finally:
+            if not args.keep:
+                shutil.rmtree(tmp, ignore_errors=True)
+        print("\n" + day["table"])
+        print(f"bench: {args.out / 'authors-day.json'} and {args.out / 'authors-day.md'}")
+        return 0
     try:
         if not args.skip_lecture:
             for lecture in lectures:

@@ -9,7 +9,7 @@
   scripts/check --markdown FILE            the report in Markdown too, appended to FILE (a CI job summary)
 
 Exit status 0 when every output and prose value is as expected and every claim holds (one line per
-lecture; a passing check refreshes the recorded file digests and prose values), 1 otherwise; with
+lecture; it modifies no tracked file: only --accept writes tests/expected/), 1 otherwise; with
 --compare-python, 3 when that interpreter cannot run the lectures (missing, a directory, no
 ipykernel, no torch), 1 when an output differs between the two or from tests/expected there.
 """

@@ -12,7 +12,7 @@ import os
 import sys
 
 from lecturekit.course.preview import PreviewDeck, serve
-from lecturekit.course.quarto_products import previewed_lecture
+from lecturekit.course.quarto_products import previewed_lecture, sweep_preview_pages
 from lecturekit.errors import LectureError, run_command
 from lecturekit.project import Project
 
@@ -34,6 +34,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def preview(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     project = Project.find()
+    if args.quarto:  # the pages Quarto's render before this server left beside the sources
+        sweep_preview_pages(project)
     named = previewed_lecture() if args.quarto else args.lecture
     lectures = project.lectures([named] if named else None)
     if not lectures:

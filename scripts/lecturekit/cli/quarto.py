@@ -1,12 +1,14 @@
 """Quarto's pre- and post-render steps, as `_quarto.yml` names them (scripts/execute,
 scripts/quarto-post-render): `python -m lecturekit.cli.quarto pre-render|post-render`.
 
-Pre-render executes every lecture through our executor and cache (the render command with
-`--execute-only`), then lists in `_build/quarto-render.yml` the executed notebooks of the lectures
-whose products are stale; a lecture that fails is left out, for post-render to report. Post-render
-moves Quarto's products to `_output/<lecture>/`, notes what they were written from, writes the
-course page and code zips, and lists the failed lectures (exit 1 when one failed). What each step
-decides lives in course/quarto_products.py; this module only runs them in order.
+Pre-render skips the lectures whose stamp holds (course/stamp.py) and executes the others through
+our executor and cache (the render command with `--execute-only`), then lists in
+`_build/quarto-render.yml` the executed notebooks of the lectures whose products are stale; a
+lecture that fails is left out, for post-render to report. Post-render moves Quarto's products to
+`_output/<lecture>/`, notes what they were written from, writes the course page and code zips
+(unless nothing changed), stamps the lectures left current, and lists the failed lectures (exit 1
+when one failed). What each step decides lives in course/quarto_products.py; this module only runs
+them in order.
 """
 from __future__ import annotations
 
@@ -14,18 +16,24 @@ import json
 import os
 import sys
 
-from lecturekit.cli import render
 from lecturekit.course import quarto_products as quarto
+from lecturekit.course import stamp
 from lecturekit.errors import run_command
 from lecturekit.fsutil import write_atomic
 from lecturekit.project import Project
 
+PRODUCTS = list(quarto.FORMAT_PRODUCTS.values())
+
 
 def pre_render(argv: list[str]) -> int:
-    """Execute through our executor and cache, then list the lectures Quarto has to render."""
+    """Execute through our executor and cache, then list the lectures Quarto has to render. A
+    lecture whose stamp holds (nothing it is made from changed since its last render, by either
+    path) is not read again: with every stamp holding, Quarto gets no file and no executor is imported."""
     project = Project.find()
     (project.build_dir / quarto.FAILED).unlink(missing_ok=True)  # a render of named sources fails none here
+    (project.build_dir / quarto.PENDING).unlink(missing_ok=True)  # nor notes a product or a stamp
     if quarto.in_quarto_preview():
+        quarto.prepare_assets(project)
         quarto.preview_settings(project, True)
         print("quarto preview: scripts/preview serves the decks, from our executor and cache; "
               "Quarto's own render of the source before it executes no cell and is thrown away",
@@ -39,24 +47,44 @@ def pre_render(argv: list[str]) -> int:
         if sources:
             print(quarto.draft_warning(sources), file=sys.stderr)
         if "_build/" not in inputs:
+            quarto.prepare_assets(project)
             return 0
-    # A lecture that fails (does not read, a cell raises, an output changed) is left out of
-    # Quarto's render list and reported by post-render; the others go on.
-    timings = project.build_dir / "quarto-execute.json"
-    status = render.main(["--execute-only", "--quiet", "--timings", str(timings), *argv])
-    failed = quarto.failed_lectures(timings)
-    if status and not failed:
-        return status
+    names = [folder.name for folder in project.lectures()]
+    # Computed before anything is read: a file saved during this render makes the next one differ.
+    digests = stamp.inputs_of(project, names, quarto.FORMAT_PRODUCTS)
+    accept = os.environ.get("LECTUREKIT_ACCEPT") == "1"
+    settled = {} if accept or argv else {
+        name: notes for name in names if (notes := stamp.settled(project, name, digests[name], PRODUCTS)) is not None}
+    for name, notes in settled.items():
+        for line in notes:
+            print(line, file=sys.stderr)
+    todo = [name for name in names if name not in settled]
+    failed: dict[str, str] = {}
+    checked: dict[str, list[str]] = {}
+    if todo or argv:
+        # A lecture that fails (does not read, a cell raises, an output changed) is left out of
+        # Quarto's render list and reported by post-render; the others go on.
+        from lecturekit.cli import render
+        timings = project.build_dir / "quarto-execute.json"
+        status = render.main(["--execute-only", "--quiet", "--timings", str(timings), *(argv or todo)])
+        failed, checked = quarto.execution_record(timings)
+        if status and not failed:
+            return status
     quarto.save_failures(project, failed)
-    stale, current = quarto.stale_lectures(project)
-    stale = {name: digests for name, digests in stale.items() if name not in failed}
-    current = [name for name in current if name not in failed]
-    # What post-render records for each product it places: the digests decided here.
-    write_atomic(project.build_dir / quarto.PENDING,
-                 json.dumps(stale, indent=1, sort_keys=True).encode("utf-8"))
+    states = quarto.product_states(project, [n for n in todo if n not in failed]) if todo else {}
+    stale = {name: digests for name, (digests, fresh) in states.items() if not fresh}
+    current = {name: digests for name, (digests, fresh) in states.items() if fresh}
+    # What post-render records for each product it places (the digests decided here), and the
+    # stamps it writes once the lectures are current.
+    pending = {"render": stale, "current": current, "inputs": digests, "notes": checked,
+               "course": {"settled": not todo and not failed and stamp.course_settled(project, digests)}}
+    write_atomic(project.build_dir / quarto.PENDING, json.dumps(pending, indent=1, sort_keys=True).encode("utf-8"))
+    if stale:
+        quarto.prepare_assets(project)
     quarto.write_render_list(project, list(stale))
-    if current:
-        print(f"quarto: {len(current)} lecture(s) unchanged since Quarto wrote them: {', '.join(current)}",
+    unchanged = sorted([*settled, *current])
+    if unchanged:
+        print(f"quarto: {len(unchanged)} lecture(s) current, whichever path wrote them: {', '.join(unchanged)}",
               file=sys.stderr)
     if not stale:
         print("quarto: nothing to render", file=sys.stderr)
@@ -64,23 +92,26 @@ def pre_render(argv: list[str]) -> int:
 
 
 def post_render() -> int:
-    """Quarto's products to `_output/<lecture>/`, then the course page and code zips."""
+    """Quarto's products to `_output/<lecture>/`, then the course page and code zips (not when
+    nothing changed), then the stamps of the lectures left current."""
     project = Project.find()
-    output_dir = project.root / os.environ.get("QUARTO_PROJECT_OUTPUT_DIR", "_output")
     if quarto.in_quarto_preview():
         quarto.discard(project.root, quarto.output_files())
         quarto.preview_settings(project, False)
         quarto.keep_sources_in_project(project.root)
         return 0
-    placed = quarto.place(project.root, output_dir, quarto.output_files())
+    placed = quarto.place(project.root, project.output_dir, quarto.output_files())
     for target, source in placed:
         print(f"quarto: {os.path.relpath(target, project.root)}{' (draft)' if source == 'lectures' else ''}",
               file=sys.stderr)
-    quarto.remove_resource_copies(project.root, output_dir)
-    quarto.record(project, placed)
-    quarto.sweep_mirrors(output_dir)
+    pending = quarto.read_state(project.build_dir / quarto.PENDING, "list of pending products")
+    quarto.record(project, placed, pending)
+    quarto.sweep_preview_pages(project)
     quarto.keep_sources_in_project(project.root)
-    return quarto.report_failures(project)
+    course_settled = not placed and pending.get("course", {}).get("settled") is True
+    status, failed = quarto.report_failures(project, site=not course_settled)
+    quarto.record_stamps(project, pending, failed, PRODUCTS)
+    return status
 
 
 STEPS = ("pre-render", "post-render")

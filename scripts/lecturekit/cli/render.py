@@ -17,7 +17,7 @@ import time
 from dataclasses import asdict
 
 from lecturekit.course import builder as course
-from lecturekit.course import site
+from lecturekit.course import site, stamp
 from lecturekit.errors import LectureError, run_command
 from lecturekit.project import Project
 from lecturekit.write.formats import FORMATS
@@ -52,6 +52,9 @@ def render(argv: list[str] | None = None) -> int:
     project = Project.find()
     lecture_dirs = project.lectures(args.lectures)
     format_names = args.to or list(FORMATS)
+    # A full render of every format leaves stamps (course/stamp.py), computed before anything is read.
+    stamping = not args.execute_only and set(format_names) == set(FORMATS)
+    inputs = stamp.inputs_of(project, [d.name for d in project.lectures()], FORMATS) if stamping else {}
 
     def report(result: course.LectureResult) -> None:
         for line in course.summary_lines(result, project.root):
@@ -79,6 +82,9 @@ def render(argv: list[str] | None = None) -> int:
             if name not in {r.name for r in results}:  # a lecture outside this render: said, not failed
                 say(f"[{name}] course page: listed as failed: {message.splitlines()[0]}")
         site_seconds = time.perf_counter() - site_started
+    if stamping:
+        record_stamps(project, inputs, results, format_names,
+                      whole_course=not args.no_index and not site_error and not args.lectures)
     executed = sum(r.executed for r in results)
     written = sum(bool(r.written) for r in results)
     say(f"{len(results)} lecture(s): {executed} executed, {written} written, "
@@ -92,6 +98,23 @@ def render(argv: list[str] | None = None) -> int:
     if site_error:
         print(f"error: {site_error}", file=sys.stderr)
     return 1 if failed or site_error else 0
+
+
+def record_stamps(project: Project, inputs: dict[str, str], results: list[course.LectureResult],
+                  format_names: list[str], *, whole_course: bool) -> None:
+    """Every lecture left current gets its stamp (what Quarto's pre-render reads to skip it); the
+    course page's, when it was written for every lecture and none failed."""
+    products = [FORMATS[name].product for name in format_names]
+    failed = [r.name for r in results if r.error]
+    if failed:
+        stamp.forget(project, failed)
+    for result in results:
+        if not result.error and set(result.written) | set(result.skipped) == set(format_names) \
+                and result.name in inputs:
+            stamp.record(project, result.name, inputs[result.name], products, result.check)
+    if whole_course and not failed and all(stamp.settled(project, name, digest, products) is not None
+                                     for name, digest in inputs.items()):
+        stamp.record_course(project, inputs)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,15 +7,13 @@ do costs a read and a few hashes. The others go to worker processes, at most `jo
 executes its lecture in its own kernel (when the cache has no valid entry) and writes the products
 whose inputs changed, both formats at once.
 
-Every product's inputs are recorded in `_build/<lecture>/products.json`; a product that was deleted
-or touched since is written again.
+Every product's inputs are recorded in `_build/<lecture>/products.json` (course/products.py), the
+record `quarto render` keeps too: a product either path wrote is current for the other; one that was
+deleted or touched since is written again.
 """
 from __future__ import annotations
 
 import concurrent.futures as cf
-import hashlib
-import importlib.metadata
-import json
 import multiprocessing
 import os
 import signal
@@ -26,112 +24,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lecturekit.course import pages, site
+from lecturekit.course import site
 from lecturekit.execute import cache
 from lecturekit.execute.build import ExecutedLecture, Lookup, complete, look_up
 from lecturekit.errors import LectureError
 from lecturekit.fsutil import write_atomic
-from lecturekit.write.figures import lecture_figures_dir, write_figures
+from lecturekit.write.figures import write_figures
 from lecturekit.execute.notebook import notebook_bytes, write_notebook
 from lecturekit.project import Project, check_lecture_name
+from lecturekit.course.products import Manifest, product_inputs, theme_digest
 from lecturekit.write.formats import FORMATS, Format, check_format_options
 from lecturekit.write.writers import LectureWriter
 
-MANIFEST = "products.json"
-# The write stage's own code: a change to it changes every product.
-WRITER_MODULES = ("emit.py", "formats.py", "writers.py")
-
-
-def _digest_files(h: hashlib._Hash, folder: Path) -> None:
-    h.update(json.dumps(cache.file_digests(folder)).encode())
-
-
-def _version(package: str) -> str | None:
-    try:
-        return importlib.metadata.version(package)
-    except importlib.metadata.PackageNotFoundError:
-        return None
-
-
-def theme_digest(project: Project) -> str:
-    """What every lecture's products depend on besides the lecture itself."""
-    h = hashlib.sha256()
-    h.update((project.root / "_quarto.yml").read_bytes())
-    _digest_files(h, project.root / "_extensions")
-    for name in ("package-lock.json",):
-        path = project.root / name
-        if path.exists():
-            h.update(hashlib.sha256(path.read_bytes()).digest())
-    here = Path(__file__).parents[1] / "write"
-    for module in WRITER_MODULES:
-        h.update((here / module).read_bytes())
-    engines = ["pypandoc-binary"] + [f.finish.package for f in FORMATS.values() if f.finish and f.finish.package]
-    h.update(json.dumps([_version(name) for name in engines]).encode())
-    return h.hexdigest()
-
-
-def product_inputs(theme: str, nb_bytes: bytes, lecture_root: Path, fmt_name: str, links: bool = False) -> str:
-    """The hash a product is written from: executed notebook, the lecture folder, theme, format;
-    `links`: and the lecture's links to the rest of the course (the page shows them)."""
-    h = hashlib.sha256()
-    h.update(f"{theme}\0{fmt_name}\0".encode())
-    h.update(hashlib.sha256(nb_bytes).digest())
-    _digest_files(h, lecture_root)
-    # A hand-drawn figure lives in figures/<lecture>/, outside the lecture folder.
-    figures = lecture_figures_dir(Path(lecture_root).parent.parent, Path(lecture_root).name)
-    if figures.is_dir():
-        _digest_files(h, figures)
-    # What the lecture's page links to besides itself (course/pages.py): a new neighbour rewrites it.
-    path = pages.links_path(Path(lecture_root).parent.parent, Path(lecture_root).name)
-    if links and path.exists():
-        h.update(hashlib.sha256(path.read_bytes()).digest())
-    return h.hexdigest()
-
-
-class Manifest:
-    """`_build/<lecture>/products.json`: per format, the inputs its product was written from."""
-
-    def __init__(self, project: Project, name: str):
-        self.path = project.build_dir / name / MANIFEST
-        self.output = project.output_dir / name
-        self.entries: dict[str, dict[str, Any]] = {}
-        try:
-            data = self.path.read_bytes()
-        except FileNotFoundError:
-            return
-        except OSError as err:
-            cache.discard(self.path, f"cannot read it: {err.strerror}", remove=False)
-            return
-        try:
-            entries = json.loads(data.decode("utf-8"))
-            problem = None if isinstance(entries, dict) and all(
-                isinstance(e, dict) and isinstance(e.get("inputs"), str) and isinstance(e.get("stat"), list)
-                for e in entries.values()) else "not a mapping of format to inputs and stat"
-        except (UnicodeDecodeError, ValueError) as err:
-            problem = str(err).split("\n")[0][:120]
-        if problem:
-            # Every product is written again and the file rebuilt.
-            cache.discard(self.path, problem)
-            return
-        self.entries = entries
-
-    def fresh(self, fmt: Format, inputs: str) -> bool:
-        entry = self.entries.get(fmt.name)
-        if not entry or entry.get("inputs") != inputs:
-            return False
-        try:
-            stat = (self.output / fmt.product).stat()
-        except OSError:
-            return False
-        return bool([stat.st_size, stat.st_mtime_ns] == entry.get("stat"))
-
-    def record(self, fmt: Format, inputs: str) -> None:
-        stat = (self.output / fmt.product).stat()
-        self.entries[fmt.name] = {"inputs": inputs, "product": fmt.product,
-                                  "stat": [stat.st_size, stat.st_mtime_ns]}
-
-    def save(self) -> None:
-        write_atomic(self.path, json.dumps(self.entries, indent=1, sort_keys=True).encode("utf-8"))
+WRITER = "scripts/render"  # this path, as products.json names it
 
 
 @dataclass
@@ -177,7 +82,7 @@ def write_products(project: Project, execution: ExecutedLecture, formats: list[F
     if inputs is None or not all(fmt.name in inputs for fmt in formats):
         inputs = {fmt.name: product_inputs(theme, data, execution.lecture.root, fmt.name, fmt.course_links)
                   for fmt in formats}
-    todo = [fmt for fmt in formats if force or not manifest.fresh(fmt, inputs[fmt.name])]
+    todo = [fmt for fmt in formats if force or not manifest.fresh(fmt.name, inputs[fmt.name])]
     result.skipped = [fmt.name for fmt in formats if fmt not in todo]
     if not todo:
         return result
@@ -186,7 +91,7 @@ def write_products(project: Project, execution: ExecutedLecture, formats: list[F
     # Both formats at once (pandoc and Typst are child processes), swapped in together.
     products = writer.write_all(todo)
     for fmt in todo:
-        manifest.record(fmt, inputs[fmt.name])
+        manifest.record(fmt.name, fmt.product, inputs[fmt.name], WRITER)
     manifest.save()
     result.written = [fmt.name for fmt in todo]
     result.products = [str(p) for p in products]
@@ -277,7 +182,7 @@ def plan(project: Project, lecture_dirs: Iterable[Path], format_names: list[str]
             manifest = Manifest(project, name)
             inputs = {fmt.name: product_inputs(theme, data, execution.lecture.root, fmt.name, fmt.course_links)
                       for fmt in formats}
-            stale = [fmt.name for fmt in formats if force or not manifest.fresh(fmt, inputs[fmt.name])]
+            stale = [fmt.name for fmt in formats if force or not manifest.fresh(fmt.name, inputs[fmt.name])]
         checked = None
         if not stale:  # nothing to write: the output check still runs (tests/expected may have changed)
             checked = LectureResult(name)

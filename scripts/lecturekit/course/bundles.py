@@ -26,7 +26,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lecturekit.course.builder import MANIFEST, Manifest
+from lecturekit.course.products import MANIFEST, WRITERS, Manifest
 from lecturekit.project import LECTURE_NAME, Project
 from lecturekit.write.formats import FORMATS
 
@@ -131,7 +131,9 @@ def unpack(project: Project, folder: Path) -> list[Moved]:
                     product = folder / OUTPUT / name / fmt.product
                     if _file(product) and not product.parent.is_symlink():
                         _copy(product, project.output_dir / name / fmt.product)
-                        manifest.record(fmt, str(written["inputs"]))
+                        by = written.get("by")
+                        manifest.record(fmt.name, fmt.product, str(written["inputs"]),
+                                        by if isinstance(by, str) and by in WRITERS else WRITERS[0])
                         done.products.append(fmt.product)
                 manifest.save()
         moved.append(done)

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from lecturekit.project import Project
 from lecturekit.errors import LectureError
 from lecturekit.fsutil import write_atomic
+from lecturekit.course.quarto_products import PREVIEW_PAGES, is_preview_page
 from lecturekit.course.splice import Sections, SplitError, full_deck, sections_of, slides_of
 
 if TYPE_CHECKING:
@@ -205,17 +206,14 @@ class PreviewDeck:
                 f"{' '.join(dict.fromkeys(self.unannounced))}")
 
     def _drop_quartos_touch(self) -> None:
-        """`quarto preview <lecture>/index.qmd` touches the page it rendered once this server is up,
-        but at the source's side (`lectures/<lecture>/index.html`, or `page.html` for the web page,
-        _quarto.yml's first format; not under the output folder): an empty file that would count as
-        a data file of the lecture (an execution-key input)."""
-        for name in ("index.html", "page.html"):
+        """`quarto preview <lecture>/index.qmd` leaves the pages it rendered beside the source
+        (`lectures/<lecture>/page.html` for the web page, _quarto.yml's first format, or `index.html`:
+        post-render's stand-in page, then Quarto's touch once this server is up), files that would
+        count as data files of the lecture (execution-key inputs)."""
+        for name in PREVIEW_PAGES:
             touched = self.lecture_dir / name
-            try:
-                if touched.stat().st_size == 0:
-                    touched.unlink()
-            except OSError:
-                pass
+            if is_preview_page(touched):
+                touched.unlink(missing_ok=True)
 
     def _add_reload_script(self) -> None:
         """livereload adds its script to a page only when `</head>` is in the first chunk it sends,

@@ -1,17 +1,22 @@
 """What Quarto's pre- and post-render steps decide (the steps themselves: cli/quarto.py).
 
-Pre-render: execute every lecture through our executor and cache (scripts/render --execute-only),
-then hand Quarto only the lectures whose products are stale: `_build/quarto-render.yml` lists their
-executed notebooks. A product is current when `_build/<lecture>/quarto-products.json` records the
-inputs it was written from (the executed notebook, the lecture folder, theme, filters, writer) and
-the product on disk is the one recorded (size and time): scripts/render writing the same file
-makes it stale for Quarto, as Quarto writing it makes it stale for scripts/render.
+Pre-render: the lectures whose stamp holds (course/stamp.py: nothing they are made from changed
+since their last render, by either path) are not read; every other lecture is executed through our
+executor and cache and checked (scripts/render --execute-only); then Quarto gets only the lectures
+whose products are stale: `_build/quarto-render.yml` lists their executed notebooks. A product is
+current when `_build/<lecture>/products.json` (course/products.py) records the inputs it was
+written from (the executed notebook, the lecture folder, theme, filters, writer) and the product on
+disk is the one recorded (size and time), whichever path wrote it.
 
-Post-render: Quarto mirrors the input's folder under the output directory: the executed notebook
-`_build/<lecture>/<lecture>.ipynb` becomes `_output/_build/<lecture>/<lecture>.html` and `.pdf`, and
-`quarto render lectures/<lecture>/index.qmd` writes `_output/lectures/<lecture>/index.*`. Authors
-look for `_output/<lecture>/slides.html` and `handout.pdf`, so every product goes there. Then the
-course page and each lecture's `code.zip`, as scripts/render writes them.
+Post-render: Quarto writes each product beside its input (the project has no `output-dir`: with
+one, Quarto walks the whole project folder to list resource files on every project read): the
+executed notebook `_build/<lecture>/<lecture>.ipynb` gives `_build/<lecture>/<lecture>.html` and
+`.pdf`, and `quarto render lectures/<lecture>/index.qmd` gives `lectures/<lecture>/index.*`;
+the page is `page.html` there (one folder holds both HTML formats). Authors look for
+`_output/<lecture>/index.html`, `slides.html` and `handout.pdf`, so every product goes there,
+noted in products.json. Then the course page and each lecture's `code.zip`, as scripts/render
+writes them (not when nothing was rendered and nothing they are made from changed), and the stamps
+of the lectures left current.
 
 `quarto render lectures/<lecture>/index.qmd` is Quarto executing the source itself (a draft): its
 products go to `_output/<lecture>/draft/`, beside and never over the checked ones.
@@ -22,7 +27,6 @@ Quarto still renders the previewed source once before it starts that server; und
 pre-render turns execution off for that render, and post-render throws its product away, so no
 kernel of Quarto's starts and nothing of it reaches `_output/`.
 """
-import contextlib
 import json
 import os
 import re
@@ -32,14 +36,17 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from lecturekit.course.products import Manifest, product_inputs, theme_digest
 from lecturekit.fsutil import write_atomic
 from lecturekit.project import Project
-from lecturekit.write.pdfprefs import display_doc_title
+from lecturekit.write.formats import FORMATS, HTML, REVEALJS, TYPST
 
-PRODUCT_NAMES = {".html": "slides.html", ".pdf": "handout.pdf"}
-# The lecture's page (format html) is `page.html` (_quarto.yml's output-file: the deck has <input>.html).
-PAGE_NAMES = {"page.html": "index.html"}
-SOURCE_FOLDERS = ("_build", "lectures")  # the folders Quarto renders lectures from
+# Quarto renders every format `_quarto.yml` lists, each the record of the same name: its product.
+FORMAT_PRODUCTS = {name: fmt.product for name, fmt in FORMATS.items()}
+# What Quarto names each product beside its input `x.ipynb` or `x.qmd` -> ours: the deck is x.html,
+# the handout x.pdf, and the page `page.html` (_quarto.yml's output-file: the deck has x.html).
+PRODUCT_NAMES = {".html": REVEALJS.product, ".pdf": TYPST.product}
+PAGE_NAMES = {"page.html": HTML.product}
 DRAFT = "draft"  # _output/<lecture>/draft/: what Quarto wrote executing a source itself
 
 
@@ -89,69 +96,50 @@ def output_files(environ: Mapping[str, str] = os.environ) -> list[str]:
     return [line for line in (listing or "").splitlines() if line.strip()]
 
 
-def parts_of(product: Path, output_dir: Path) -> tuple[str, ...]:
+def destination(product: Path, project: Path, output_dir: Path) -> Path | None:
+    """`_build/<lecture>/<lecture>.html`, `_build/<lecture>/page.html` or `lectures/<lecture>/index.pdf`
+    (Quarto writes each product beside its input) -> `_output/<lecture>/slides.html`,
+    `_output/<lecture>/index.html` or `_output/<lecture>/draft/handout.pdf`."""
     try:
-        return product.relative_to(output_dir).parts
+        parts = product.relative_to(project).parts
     except ValueError:
-        return ()
-
-
-def destination(product: Path, output_dir: Path) -> Path | None:
-    """`_output/_build/<lecture>/x.html` or `_output/lectures/<lecture>/x.pdf` -> `_output/<lecture>/...`."""
-    parts = parts_of(product, output_dir)
-    if len(parts) != 3 or parts[0] not in SOURCE_FOLDERS or product.suffix not in PRODUCT_NAMES:
+        return None
+    if len(parts) != 3 or product.suffix not in PRODUCT_NAMES:
         return None
     name = PAGE_NAMES.get(product.name, PRODUCT_NAMES[product.suffix])
+    if parts[0] == "_build" and (product.stem == parts[1] or product.name in PAGE_NAMES):
+        return output_dir / parts[1] / name
     if parts[0] == "lectures":  # Quarto executed the source: a draft, never over the checked products
         return output_dir / parts[1] / DRAFT / name
-    return output_dir / parts[1] / name
+    return None
 
 
 def place(project: Path, output_dir: Path, files: list[str]) -> list[tuple[Path, str]]:
     """Move each product; return (where it went, the folder Quarto rendered it from)."""
     placed = []
+    project = project.resolve()
+    output_dir = output_dir.resolve()
     for name in files:
         product = (project / name).resolve()
-        output_dir = output_dir.resolve()
-        target = destination(product, output_dir)
+        target = destination(product, project, output_dir)
         if target is None or not product.exists():
             continue
         target.parent.mkdir(parents=True, exist_ok=True)
         if product.suffix == ".html":
             strip_mathjax_notes_style(product)
-        source = parts_of(product, output_dir)[0]
+        source = product.relative_to(project).parts[0]
         os.replace(product, target)
         if target.suffix == ".pdf":
+            from lecturekit.write.pdfprefs import display_doc_title
             # The viewer shows the handout's title, as scripts/render's handout does (Typst has no
             # setting for it).
             display_doc_title(target)
         placed.append((target, source))
         # What Quarto left beside the product (figure copies for Typst) belongs to no reader, nor
         # does the executed notebook it kept beside a source (keep-ipynb, for the handout's figures).
-        folder = product.parent
-        shutil.rmtree(folder / f"{product.stem}_files", ignore_errors=True)
-        if source == "lectures":
-            (project / "lectures" / parts_of(target, output_dir)[0] / f"{product.stem}.quarto_ipynb").unlink(missing_ok=True)
-        for empty in (folder, folder.parent):
-            try:
-                empty.rmdir()
-            except OSError:
-                break
+        shutil.rmtree(product.parent / f"{product.stem}_files", ignore_errors=True)
+        (product.parent / f"{product.stem}.quarto_ipynb").unlink(missing_ok=True)
     return placed
-
-
-def remove_resource_copies(project: Path, output_dir: Path) -> None:
-    """Quarto copies each image a lecture's prose names to the same path under the output folder
-    (`_output/lectures/<lecture>/pic.png`); the deck embeds it and the handout holds it, so the
-    copy is no reader's file. A file there identical to the project's file at that path is one."""
-    for path in sorted(output_dir.rglob("*"), reverse=True):
-        original = project / path.relative_to(output_dir)
-        if path.is_file() and not path.is_symlink() and original.is_file() and \
-                path.stat().st_size == original.stat().st_size and path.read_bytes() == original.read_bytes():
-            path.unlink()
-        elif path.is_dir() and original.is_dir():
-            with contextlib.suppress(OSError):
-                path.rmdir()  # only when empty
 
 
 # Quarto's revealjs post-processor appends a MathJax stylesheet to every speaker-notes aside; the
@@ -168,8 +156,7 @@ def strip_mathjax_notes_style(deck: Path) -> None:
 
 RENDER_LIST = Path("_build") / "quarto-render.yml"
 EXCLUSION_MARK = "# render-all-exclusion"
-MANIFEST = "quarto-products.json"
-FORMAT_PRODUCTS = {"html": "index.html", "revealjs": "slides.html", "typst": "handout.pdf"}
+WRITER = "quarto"  # this path, as products.json names it
 
 
 def read_state(path: Path, what: str, kind: type = dict) -> dict[str, Any]:
@@ -187,64 +174,41 @@ def read_state(path: Path, what: str, kind: type = dict) -> dict[str, Any]:
     return {}
 
 
-class QuartoManifest:
-    """`_build/<lecture>/quarto-products.json`: per product, the inputs Quarto wrote it from and
-    the file it wrote (size, time)."""
-
-    def __init__(self, project: Project, name: str):
-        self.path = project.build_dir / name / MANIFEST
-        self.output = project.output_dir / name
-        self.entries: dict[str, dict[str, Any]] = read_state(self.path, "products manifest")
-
-    def _stat(self, product: str) -> list[int] | None:
-        try:
-            stat = (self.output / product).stat()
-        except OSError:
-            return None
-        return [stat.st_size, stat.st_mtime_ns]
-
-    def fresh(self, inputs: dict[str, str]) -> bool:
-        return all(self.entries.get(product, {}).get("inputs") == digest
-                   and self._stat(product) == self.entries[product].get("stat")
-                   for product, digest in inputs.items())
-
-    def record(self, product: str, digest: str | None) -> None:
-        """`digest` None: the product is not from the executed notebook (Quarto executed the source)."""
-        if digest is None:
-            self.entries.pop(product, None)
-        else:
-            self.entries[product] = {"inputs": digest, "stat": self._stat(product)}
-
-    def save(self) -> None:
-        write_atomic(self.path, json.dumps(self.entries, indent=1, sort_keys=True).encode("utf-8"))
-
-
 def product_digests(project: Project, name: str, theme: str) -> dict[str, str] | None:
-    """{product: digest of what it is written from}; None when the lecture has no executed notebook."""
-    from lecturekit.course.builder import product_inputs
+    """{format: digest of what its product is written from}; None when the lecture has no executed notebook."""
     try:
         notebook = project.notebook_path(name).read_bytes()
     except OSError:
         return None
-    from lecturekit.write.formats import FORMATS
-    return {product: product_inputs(theme, notebook, project.lectures_dir / name, f"quarto {fmt}", FORMATS[fmt].course_links)
-            for fmt, product in FORMAT_PRODUCTS.items()}
+    return {fmt: product_inputs(theme, notebook, project.lectures_dir / name, fmt, FORMATS[fmt].course_links)
+            for fmt in FORMAT_PRODUCTS}
 
 
-def stale_lectures(project: Project) -> tuple[dict[str, dict[str, str]], list[str]]:
-    """({lecture: its products' digests} for the lectures Quarto must render, the current ones)."""
-    from lecturekit.course.builder import theme_digest
+def product_states(project: Project, names: list[str] | None = None) -> dict[str, tuple[dict[str, str], bool]]:
+    """{lecture: (its products' digests, whether products.json says every one is current,
+    whichever path wrote it)} for the lectures with an executed notebook."""
     theme = theme_digest(project)
-    stale, current = {}, []
-    for folder in project.lectures():
+    states = {}
+    for folder in project.lectures(names):
         digests = product_digests(project, folder.name, theme)
-        if digests is None:
-            continue
-        if QuartoManifest(project, folder.name).fresh(digests):
-            current.append(folder.name)
-        else:
-            stale[folder.name] = digests
-    return stale, current
+        if digests is not None:
+            manifest = Manifest(project, folder.name)
+            states[folder.name] = (digests, all(manifest.fresh(fmt, digest) for fmt, digest in digests.items()))
+    return states
+
+
+def stale_lectures(project: Project, names: list[str] | None = None) -> tuple[dict[str, dict[str, str]], list[str]]:
+    """({lecture: its products' digests} for the lectures Quarto must render, the current ones)."""
+    states = product_states(project, names)
+    return ({name: digests for name, (digests, fresh) in states.items() if not fresh},
+            [name for name, (_digests, fresh) in states.items() if fresh])
+
+
+def prepare_assets(project: Project) -> None:
+    """KaTeX with its woff2 fonts only, where `_quarto.yml` points Quarto (`_build/katex/`): the
+    assets scripts/render's deck embeds, so Quarto's embeds no font format a browser never loads."""
+    from lecturekit.write.formats import woff2_katex
+    woff2_katex(project)
 
 
 def write_render_list(project: Project, lectures: list[str]) -> None:
@@ -281,18 +245,50 @@ def keep_sources_in_project(project: Path) -> None:
 PENDING = "quarto-pending.json"  # in _build/: what pre-render handed Quarto, for post-render to record
 
 
-def record(project: Project, placed: list[tuple[Path, str]]) -> None:
-    """Note what each placed product was written from: the executed notebook pre-render listed.
-    The digests come from pre-render, so this step imports no executor. (A draft, in
-    `_output/<lecture>/draft/`, replaces no checked product: nothing to note.)"""
-    pending = read_state(project.build_dir / PENDING, "list of pending products")
+def record(project: Project, placed: list[tuple[Path, str]], pending: dict[str, Any] | None = None) -> None:
+    """Note in products.json what each placed product was written from: the executed notebook
+    pre-render listed. The digests come from pre-render, so this step imports no executor. (A
+    draft, in `_output/<lecture>/draft/`, replaces no checked product: nothing to note.)"""
+    if pending is None:
+        pending = read_state(project.build_dir / PENDING, "list of pending products")
+    listed = pending.get("render", {})
+    formats = {product: fmt for fmt, product in FORMAT_PRODUCTS.items()}
     checked = [target for target, source in placed if source == "_build"]
     for name in sorted({target.parent.name for target in checked}):
-        manifest = QuartoManifest(project, name)
+        manifest = Manifest(project, name)
+        digests = listed.get(name) if isinstance(listed.get(name), dict) else {}
         for target in checked:
-            if target.parent.name == name:
-                manifest.record(target.name, pending.get(name, {}).get(target.name))
+            if target.parent.name == name and target.name in formats:
+                fmt = formats[target.name]
+                digest = digests.get(fmt)
+                if isinstance(digest, str):
+                    manifest.record(fmt, target.name, digest, WRITER)
+                else:  # not from the notebook pre-render listed: not known to be current
+                    manifest.forget(fmt)
         manifest.save()
+
+
+def record_stamps(project: Project, pending: dict[str, Any], failed: Mapping[str, str], products: list[str]) -> None:
+    """After the products are placed: a stamp for every lecture pre-render planned that is now
+    current (each product as products.json recorded it), and the course's when none failed."""
+    from lecturekit.course import stamp
+    inputs = pending.get("inputs", {})
+    if failed:
+        stamp.forget(project, failed)
+    planned = {**pending.get("current", {}), **pending.get("render", {})}
+    notes = pending.get("notes", {})
+    for name, digests in planned.items():
+        if name in failed or not isinstance(inputs.get(name), str) or not isinstance(digests, dict):
+            continue
+        manifest = Manifest(project, name)
+        if digests and all(isinstance(d, str) and manifest.fresh(fmt, d) for fmt, d in digests.items()):
+            said = notes.get(name)
+            stamp.record(project, name, inputs[name], products, said if isinstance(said, list) else [])
+    settled = pending.get("course", {}).get("settled") is True
+    if inputs and not failed and not settled and all(
+            isinstance(digest, str) and stamp.settled(project, name, digest, products) is not None
+            for name, digest in inputs.items()):
+        stamp.record_course(project, inputs)
 
 
 def input_files() -> str:
@@ -335,14 +331,18 @@ def draft_warning(sources: list[str]) -> str:
 FAILED = "quarto-failed.json"  # in _build/: {lecture: error} of the lectures pre-render could not build
 
 
-def failed_lectures(timings: Path) -> dict[str, str]:
-    """{lecture: its error} from the record `scripts/render --timings` wrote ({} without one)."""
+def execution_record(timings: Path) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """({lecture: its error}, {lecture: what its output check said}) from the record
+    `scripts/render --timings` wrote (nothing without one)."""
     try:
         lectures = json.loads(timings.read_text(encoding="utf-8"))["lectures"]
         timings.unlink()
     except (OSError, ValueError, KeyError, TypeError):
-        return {}
-    return {entry["name"]: entry["error"] for entry in lectures if isinstance(entry, dict) and entry.get("error")}
+        return {}, {}
+    entries = [entry for entry in lectures if isinstance(entry, dict) and isinstance(entry.get("name"), str)]
+    failed = {entry["name"]: entry["error"] for entry in entries if entry.get("error")}
+    notes = {entry["name"]: [str(line) for line in entry.get("check") or []] for entry in entries}
+    return failed, notes
 
 
 def save_failures(project: Project, failed: dict[str, str]) -> None:
@@ -353,27 +353,29 @@ def save_failures(project: Project, failed: dict[str, str]) -> None:
         print(f"quarto: left out of this render, the others go on: {', '.join(sorted(failed))}", file=sys.stderr)
 
 
-def report_failures(project: Project) -> int:
-    """The course page, with every failed lecture listed and its error; then the summary, as
-    scripts/render ends: each failure's `error:` line, exit 1 when a lecture failed."""
-    from lecturekit.course import site
+def report_failures(project: Project, site: bool = True) -> tuple[int, dict[str, str]]:
+    """The course page (`site`: unless nothing it is made from changed), with every failed lecture
+    listed and its error; then the summary, as scripts/render ends: each failure's `error:` line;
+    (exit status, the failed lectures)."""
     path = project.build_dir / FAILED
 
     def inside(error: str) -> str:
         return error.replace(f"{project.root.resolve()}/", "").replace(f"{project.root}/", "")
     failed = {name: inside(error) for name, error in read_state(path, "list of failed lectures", str).items()}
     path.unlink(missing_ok=True)
-    _page, _zips, unreadable = site.build_site(project, errors=failed)
-    for name, message in unreadable.items():
-        if name not in failed:  # a lecture outside this render: said, not failed
-            print(f"quarto: [{name}] course page: listed as failed: {inside(message.splitlines()[0])}",
-                  file=sys.stderr)
+    if site or failed:
+        from lecturekit.course import site as course_site
+        _page, _zips, unreadable = course_site.build_site(project, errors=failed)
+        for name, message in unreadable.items():
+            if name not in failed:  # a lecture outside this render: said, not failed
+                print(f"quarto: [{name}] course page: listed as failed: {inside(message.splitlines()[0])}",
+                      file=sys.stderr)
     if failed:
         total = len(project.lectures())
         print(f"quarto: {total} lecture(s): {total - len(failed)} ok, {len(failed)} failed", file=sys.stderr)
         for error in failed.values():
             print(f"error: {error}", file=sys.stderr)
-    return 1 if failed else 0
+    return (1 if failed else 0), failed
 
 
 PREVIEW_STUB = ('<!doctype html><meta charset="utf-8"><title>quarto preview</title>'
@@ -396,8 +398,23 @@ def discard(project: Path, files: list[str]) -> None:
             product.unlink(missing_ok=True)
 
 
-def sweep_mirrors(output_dir: Path) -> None:
-    """Quarto's mirrored folders (`_output/_build/`, `_output/lectures/`) once their products are
-    placed: what is left there (a preview's touched page) belongs to no reader."""
-    for folder in SOURCE_FOLDERS:
-        shutil.rmtree(output_dir / folder, ignore_errors=True)
+def is_preview_page(path: Path) -> bool:
+    """What `quarto preview` leaves at a source's side: the page that stands in for the one
+    post-render threw away, or the empty file Quarto touches once the server is up."""
+    try:
+        return path.stat().st_size == 0 or path.read_text(encoding="utf-8") == PREVIEW_STUB
+    except (OSError, ValueError):
+        return False
+
+
+# What `quarto preview` of a source renders beside it: the page (the first format) and the deck.
+PREVIEW_PAGES = ("page.html", "index.html")
+
+
+def sweep_preview_pages(project: Project) -> None:
+    """The pages a stopped `quarto preview` left in the lecture folders belong to no reader (and a
+    file there is a data file of the lecture, an input of its execution)."""
+    for name in PREVIEW_PAGES:
+        for page in project.lectures_dir.glob(f"*/{name}"):
+            if is_preview_page(page):
+                page.unlink(missing_ok=True)
