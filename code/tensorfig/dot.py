@@ -70,7 +70,7 @@ def _grid(lay: Layout) -> str:
 
     def table(rows: list[list[str]]) -> str:
         body = "".join("<TR>" + "".join(f"<TD>{_mono(v)}</TD>" for v in row) + "</TR>" for row in rows)
-        return f'<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="3" COLOR="{style.BORDER}">{body}</TABLE>'
+        return f'<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="2" COLOR="{style.BORDER}">{body}</TABLE>'
 
     shape = lay.shape
     if len(shape) == 0:
@@ -104,12 +104,11 @@ def _storage_table(members: list[tuple[str, Layout]], nbytes: int) -> str:
     span = (hi - lo + 1) + left + right
     cells = range(lo, hi + 1)
     dots = "<TD>…</TD>"
+    storage = WORDS["storage"].format(cells=bn(len(first.storage)), dtype=str(first.dtype).removeprefix("torch."),
+                                      nbytes=bn(nbytes))
     rows = [
-        f'<TR><TD COLSPAN="{span + 2}" ALIGN="LEFT" BGCOLOR="{style.HEAD_FILL}">'
-        + escape(WORDS["storage"].format(cells=bn(len(first.storage)), dtype=str(first.dtype).removeprefix("torch."),
-                                         nbytes=bn(nbytes)))
-        + "</TD></TR>",
-        f'<TR><TD ALIGN="LEFT" BGCOLOR="{style.HEAD_FILL}">{escape(WORDS["cell"])}</TD>'
+        f'<TR><TD ALIGN="LEFT" BALIGN="LEFT" BGCOLOR="{style.HEAD_FILL}">{escape(WORDS["cell"])}<BR/>'
+        f'{_quiet(storage)}</TD>'
         + (dots if left else "")
         + "".join(f'<TD WIDTH="34" BGCOLOR="{style.HEAD_FILL}">{_mono(k)}</TD>' for k in cells)
         + (dots if right else "")
@@ -120,9 +119,9 @@ def _storage_table(members: list[tuple[str, Layout]], nbytes: int) -> str:
     ]
     for name, lay in members:
         contiguous = WORDS["contiguous_yes"] if lay.contiguous else WORDS["contiguous_no"]
-        about = (f"{_mono(name, bold=True)}<BR/>{_mono('shape ' + shape_text(lay.shape))}<BR/>"
-                 f"{_mono('stride ' + shape_text(lay.stride) if lay.stride else 'stride ()')}<BR/>"
-                 f"{_mono(f'offset {lay.offset}')}<BR/>{escape(contiguous)}")
+        stride = shape_text(lay.stride) if lay.stride else "()"
+        about = (f"{_mono(name, bold=True)}<BR/>{_mono(f'shape {shape_text(lay.shape)} · stride {stride}')}<BR/>"
+                 f"{_mono(f'offset {lay.offset}')} · {escape(contiguous)}")
         visits = lay.visits
         order_cells = "".join(
             f'<TD BGCOLOR="{style.USED_FILL}">{_orders(visits[k])}</TD>' if k in visits else "<TD></TD>"

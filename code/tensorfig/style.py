@@ -27,7 +27,7 @@ WORDS = {
     "looks": "যেমন দেখায়",
     "contiguous_yes": "contiguous: হ্যাঁ",
     "contiguous_no": "contiguous: না",
-    "storage": "একটি storage: {cells}টি ঘর, {dtype}, {nbytes} byte",
+    "storage": "{cells}টি ঘর, {dtype}, {nbytes} byte",
     # One line each under the figure.
     "memory_legend": ("নীল ঘর: সেই সারির tensor storage-এর যে ঘর পড়ে, ফাঁকা ঘর: যা পড়ে না",
                       "বাংলা সংখ্যা: tensor-টি সারি ধরে পড়লে ঘরটি কত নম্বরে আসে"),
