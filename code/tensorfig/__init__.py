@@ -9,13 +9,12 @@ storage (from its shape, stride and storage offset), and how two shapes broadcas
     >>> tensorfig.broadcast_plan((400, 3), (400,)).conflict   # the column that does not match
 
 A figure is `modtree`'s Figure: its DOT source (deterministic, what the output check compares),
-`svg()` for the slides, `pdf()` for the handout and a plain-text `alt`.
+`svg()` for the slides (glyphs as paths), `pdf()` for the handout and a plain-text `alt`.
 """
 from __future__ import annotations
 
-from modtree.figure import Figure
-
 from .dot import broadcast_source, memory_source
+from .figure import Figure
 from .layout import MAX_ELEMENTS, MAX_STORAGE, Layout, layout
 from .shapes import Column, Plan, broadcast_plan
 from .text import describe_broadcast, describe_memory

@@ -17,7 +17,7 @@ HEAD = (
     f' fontname="{style.TEXT_FONT}", fontsize={style.SMALL_PT}, fontcolor="{style.QUIET}"];\n'
     f'  node [shape=plain, fontname="{style.TEXT_FONT}", fontsize={style.TEXT_PT}, fontcolor="{style.INK}"];'
 )
-TABLE = (f'<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="5" COLOR="{style.BORDER}">')
+TABLE = (f'<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="4" COLOR="{style.BORDER}">')
 
 
 def _mono(text, bold: bool = False) -> str:
@@ -107,21 +107,20 @@ def _storage_table(members: list[tuple[str, Layout]], nbytes: int) -> str:
     storage = WORDS["storage"].format(cells=bn(len(first.storage)), dtype=str(first.dtype).removeprefix("torch."),
                                       nbytes=bn(nbytes))
     rows = [
-        f'<TR><TD ALIGN="LEFT" BALIGN="LEFT" BGCOLOR="{style.HEAD_FILL}">{escape(WORDS["cell"])}<BR/>'
-        f'{_quiet(storage)}</TD>'
+        f'<TR><TD ALIGN="LEFT" BGCOLOR="{style.HEAD_FILL}">{escape(WORDS["cell"])}</TD>'
         + (dots if left else "")
         + "".join(f'<TD WIDTH="34" BGCOLOR="{style.HEAD_FILL}">{_mono(k)}</TD>' for k in cells)
         + (dots if right else "")
         + f'<TD BGCOLOR="{style.HEAD_FILL}">{escape(WORDS["looks"])}</TD></TR>',
-        f'<TR><TD ALIGN="LEFT">{escape(WORDS["value"])}</TD>' + (dots if left else "")
+        f'<TR><TD ALIGN="LEFT">{escape(WORDS["value"])} {_quiet(storage)}</TD>' + (dots if left else "")
         + "".join(f"<TD>{_mono(_value(first.storage[k]), bold=True)}</TD>" for k in cells)
         + (dots if right else "") + '<TD BORDER="0"></TD></TR>',
     ]
     for name, lay in members:
         contiguous = WORDS["contiguous_yes"] if lay.contiguous else WORDS["contiguous_no"]
         stride = shape_text(lay.stride) if lay.stride else "()"
-        about = (f"{_mono(name, bold=True)}<BR/>{_mono(f'shape {shape_text(lay.shape)} · stride {stride}')}<BR/>"
-                 f"{_mono(f'offset {lay.offset}')} · {escape(contiguous)}")
+        about = (f"{_mono(name, bold=True)}  {_quiet(contiguous)}<BR/>"
+                 f"{_mono(f'shape {shape_text(lay.shape)} · stride {stride} · offset {lay.offset}')}")
         visits = lay.visits
         order_cells = "".join(
             f'<TD BGCOLOR="{style.USED_FILL}">{_orders(visits[k])}</TD>' if k in visits else "<TD></TD>"
