@@ -8,9 +8,9 @@ import torch
 
 from . import style
 from .layout import MAX_STORAGE, Layout
-from .shapes import Plan
+from .shapes import Plan, contiguous_stride
 from .style import WORDS, bn
-from .text import shape_text
+from .text import shape_text, value_text as _value
 
 HEAD = (
     'graph [pad=0.15, nodesep=0.3, ranksep=0.35, labelloc=b, labeljust=l,'
@@ -28,14 +28,6 @@ def _mono(text, bold: bool = False) -> str:
 
 def _quiet(text: str) -> str:
     return f'<FONT COLOR="{style.QUIET}" POINT-SIZE="{style.SMALL_PT}">{escape(text)}</FONT>'
-
-
-def _value(v) -> str:
-    if isinstance(v, bool):
-        return str(v)
-    if isinstance(v, float):
-        return f"{v:.4g}"
-    return str(v)
 
 
 def _graph(nodes: list[str], legend: str | None) -> str:
@@ -155,7 +147,8 @@ def broadcast_source(names: list[str], plan: Plan, caption: str | None = None, l
     cols = plan.columns
     clash = plan.conflict
     head = (f'<TR><TD ALIGN="LEFT" BGCOLOR="{style.HEAD_FILL}">{escape(WORDS["dim"])}</TD>'
-            + "".join(f'<TD BGCOLOR="{style.HEAD_FILL}">{bn(c.dim)}</TD>' for c in cols) + "</TR>")
+            + "".join(f'<TD BGCOLOR="{style.HEAD_FILL}">{bn(c.dim)}</TD>' for c in cols)
+            + f'<TD ALIGN="LEFT" BGCOLOR="{style.HEAD_FILL}">{escape(WORDS["after"])}</TD></TR>')
     rows = [head]
     for k, (name, shape) in enumerate(zip(names, plan.shapes)):
         cells = []
@@ -168,14 +161,21 @@ def broadcast_source(names: list[str], plan: Plan, caption: str | None = None, l
                 cells.append(f'<TD BGCOLOR="{style.CLASH_FILL}" BORDER="3">{text}</TD>')
             else:
                 cells.append(f"<TD>{text}</TD>")
-        rows.append(f'<TR><TD ALIGN="LEFT">{_mono(name, bold=True)} {_mono(shape_text(shape))}</TD>{"".join(cells)}</TR>')
+        stride = plan.stretched_stride(k)
+        after = "—" if stride is None else f"{shape_text(plan.result)} · stride {shape_text(stride)}"
+        rows.append(f'<TR><TD ALIGN="LEFT">{_mono(name, bold=True)} {_mono(shape_text(shape))}</TD>{"".join(cells)}'
+                    f'<TD ALIGN="LEFT">{_mono(after)}</TD></TR>')
     result = []
     for c in cols:
         if c.matches:
             result.append(f"<TD>{_mono(c.size, bold=True)}</TD>")
         else:
             result.append(f'<TD BGCOLOR="{style.CLASH_FILL}" BORDER="3"><B>{escape(WORDS["clash"])}</B></TD>')
-    rows.append(f'<TR><TD ALIGN="LEFT"><B>{escape(WORDS["result"])}</B></TD>{"".join(result)}</TR>')
+    fresh = ("—" if plan.result is None else
+             _mono(f"{shape_text(plan.result)} · stride {shape_text(contiguous_stride(plan.result))}")
+             + " " + _quiet(WORDS["fresh"]))
+    rows.append(f'<TR><TD ALIGN="LEFT"><B>{escape(WORDS["result"])}</B></TD>{"".join(result)}'
+                f'<TD ALIGN="LEFT">{fresh}</TD></TR>')
     verdicts = []
     for c in cols:
         if not c.matches:
@@ -185,13 +185,13 @@ def broadcast_source(names: list[str], plan: Plan, caption: str | None = None, l
         else:
             word = WORDS["same"]
         verdicts.append(f"<TD>{_quiet(word)}</TD>")
-    rows.append(f'<TR><TD BORDER="0"></TD>{"".join(verdicts)}</TR>')
+    rows.append(f'<TR><TD BORDER="0"></TD>{"".join(verdicts)}<TD BORDER="0"></TD></TR>')
     if clash is not None:
         sizes = " বনাম ".join(WORDS["missing"] if n is None else str(n) for n in clash.sizes)
         line = escape(WORDS["clash_line"].format(dim=bn(clash.dim), sizes=sizes))
     else:
         line = escape(WORDS["result_line"].format(shape=shape_text(plan.result)))
-    rows.append(f'<TR><TD COLSPAN="{len(cols) + 1}" ALIGN="LEFT" BORDER="0"><B>{line}</B></TD></TR>')
+    rows.append(f'<TR><TD COLSPAN="{len(cols) + 2}" ALIGN="LEFT" BORDER="0"><B>{line}</B></TD></TR>')
     notes = [escape(caption)] if caption else []
     if legend:
         notes += [escape(line) for line in WORDS["broadcast_legend"]]

@@ -39,6 +39,8 @@ WORDS = {
     "dim": "মাত্রা",
     "missing": "নেই",
     "result": "ফল",
+    "after": "টানার পরে (expand-এর মতো)",
+    "fresh": "নতুন memory",
     "same": "সমান",
     "stretch": "টানা",
     "clash": "মেলে না",

@@ -6,6 +6,15 @@ from .shapes import Plan
 from .style import bn
 
 
+def value_text(v) -> str:
+    """A storage value as the figure prints it: floats to four significant digits."""
+    if isinstance(v, bool):
+        return str(v)
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return str(v)
+
+
 def shape_text(shape) -> str:
     dims = [str(int(n)) for n in shape]
     return f"({dims[0]},)" if len(dims) == 1 else "(" + ", ".join(dims) + ")"
@@ -18,7 +27,7 @@ def describe_memory(items: list[tuple[str, Layout]]) -> str:
         groups.setdefault(lay.storage_key, []).append((name, lay))
     for members in groups.values():
         storage = members[0][1].storage
-        lines.append(f"একটি storage, {bn(len(storage))}টি ঘর: " + ", ".join(str(v) for v in storage) + "।")
+        lines.append(f"একটি storage, {bn(len(storage))}টি ঘর: " + ", ".join(value_text(v) for v in storage) + "।")
         for name, lay in members:
             order = ", ".join(str(p) for p in lay.positions)
             lines.append(f"{name}: আকার {shape_text(lay.shape)}, stride {shape_text(lay.stride)}, "
