@@ -40,23 +40,17 @@ class Plan:
         return None if self.conflict else tuple(c.size for c in self.columns)  # type: ignore[misc]
 
     def stretched_stride(self, k: int) -> tuple[int, ...] | None:
-        """The stride operand k (contiguous) reads with once broadcast to the result, as
-        `expand` gives it: 0 in every column where it is missing or stretched."""
-        if self.conflict is not None:
+        """The stride operand k (a fresh, contiguous tensor) is read with once broadcast to the
+        result: what `Tensor.expand` gives, 0 where a size is stretched. Asked of torch on the
+        meta device (shapes only, no memory)."""
+        if self.conflict is not None or self.result is None:
             return None
-        own = contiguous_stride(self.shapes[k])
-        pad = len(self.columns) - len(own)
-        return tuple(0 if i < pad or column.stretched(k) else own[i - pad]
-                     for i, column in enumerate(self.columns))
+        return torch.empty(self.shapes[k], device="meta").expand(self.result).stride()
 
 
 def contiguous_stride(shape) -> tuple[int, ...]:
     """The stride of a freshly made (contiguous) tensor of this shape."""
-    out, step = [], 1
-    for n in reversed(tuple(shape)):
-        out.append(step)
-        step *= max(int(n), 1)
-    return tuple(reversed(out))
+    return torch.empty(tuple(shape), device="meta").stride()
 
 
 def broadcast_plan(*shapes) -> Plan:
