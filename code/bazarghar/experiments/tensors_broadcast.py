@@ -62,7 +62,7 @@ def broadcast_demo() -> dict:
 
 
 def format_broadcast(r: dict) -> str:
-    lines = [f"{k} → {v}" for k, v in r["shapes"].items()]
+    lines = [f"broadcast_shapes {k} → {v}" for k, v in r["shapes"].items()]
     lines += [
         f"গড় {r['mu']} | std {r['sd']}",
         f"standardize-এর পরে: গড় ~০? {r['z_mean_small']} | std {r['z_std']}",

@@ -1,6 +1,6 @@
 """পর্ব ০৭ · অনুশীলনীর উত্তর
 
-চালান:  python 09_exercises.py
+চালান:  python 09_exercise_answers.py
 
 (১) চারটি হিসাবের আকার, (২) arange(20).reshape(4, 5)-এর stride, slice আর ঠিকানা,
 (৩) বৃষ্টিতে আর শুকনো দিনে দেরির হার, NumPy-তে যাচাইসহ।
