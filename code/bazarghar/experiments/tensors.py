@@ -204,7 +204,7 @@ def device_demo() -> dict:
         "same_object": X.to(device) is X, "cast_is_new": X.to(torch.float64) is not X,
         "moved_device": str(moved.device), "moved_shape": tuple(moved.shape), "original_device": str(X.device),
         "module_same": layer.to("meta") is layer, "module_weight_device": str(layer.weight.device),
-        "mix_error": error_text(lambda: X[:2] + X[:2].to("meta")),
+        "mix_error": error_text(lambda: torch.lerp(X[:2], X[:2].to("meta"), 0.5)),
     }
 
 
@@ -214,5 +214,5 @@ def format_device(r: dict) -> str:
         f"X.to('{r['picked']}') is X: {r['same_object']} | X.to(float64) নতুন: {r['cast_is_new']}",
         f"X.to('meta'): device {r['moved_device']}, shape {r['moved_shape']}; X রইল {r['original_device']}-এ",
         f"nn.Linear.to('meta') is layer: {r['module_same']} (weight এখন {r['module_weight_device']})",
-        f"cpu + meta: {r['mix_error']}",
+        f"cpu আর meta-র মাঝামাঝি: {r['mix_error']}",
     ])
