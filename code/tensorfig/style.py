@@ -34,7 +34,7 @@ WORDS = {
     "contiguous_no": "contiguous: না",
     "storage": "({cells}টি ঘর, {dtype}, {nbytes} byte)",
     # One line each under the figure.
-    "memory_legend": ("নীল ঘর: সেই সারির tensor storage-এর যে ঘর পড়ে, ফাঁকা ঘর: যা পড়ে না",
+    "memory_legend": ("ছায়া দেওয়া (নীল) ঘর: সেই সারির tensor storage-এর যে ঘর পড়ে, ফাঁকা ঘর: যা পড়ে না",
                       "বাংলা সংখ্যা: tensor-টি সারি ধরে পড়লে ঘরটি কত নম্বরে আসে"),
     "dim": "মাত্রা",
     "missing": "নেই",
@@ -46,5 +46,5 @@ WORDS = {
     "clash": "মেলে না",
     "clash_line": "মেলে না: মাত্রা {dim}-এ {sizes}",
     "result_line": "ফলের আকার {shape}",
-    "broadcast_legend": ("ডান দিক থেকে মেলানো; নীল ঘর: ১ বা না-থাকা মাত্রা টেনে বড় করা",),
+    "broadcast_legend": ("ডান দিক থেকে মেলানো; ছায়া দেওয়া (নীল) ঘর: ১ বা না-থাকা মাত্রা টেনে বড় করা",),
 }
