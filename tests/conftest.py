@@ -46,3 +46,19 @@ def browser():
                               args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
         yield b
         b.close()
+
+
+@pytest.fixture(scope="session")
+def generated_course(tmp_path_factory):
+    """A generated course of three small lectures (the benchmark's: no torch), rendered once and its
+    outputs recorded in tests/expected/. Copy it (helpers.copy_project) before changing it."""
+    from helpers import BIN
+    import subprocess
+    from lecturekit.cli.bench import synthetic_course
+    course = synthetic_course(tmp_path_factory.mktemp("generated") / "course", 3)
+    result = run_render(course.root, "--quiet")
+    assert result.returncode == 0, result.stderr
+    accepted = subprocess.run([str(BIN / "lecture-check"), "--quiet", "--accept"], cwd=course.root,
+                              capture_output=True, text=True, timeout=600)
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+    return course.root

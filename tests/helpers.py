@@ -166,3 +166,18 @@ def start_slow_handout(mini, body):
         return typ.exists() and typ.stat().st_mtime_ns != old and any(
             "typst.compile" in cmd for _pid, cmd in processes_under(mini.root))
     return run, typst_busy
+
+
+def copy_project(source: Path, target: Path, *, built: bool = True) -> Path:
+    """A copy of a throwaway project (links kept as links); `built=False`: its sources only, as a
+    fresh checkout has them (no _build/, no _output/)."""
+    import shutil
+    skip = shutil.ignore_patterns() if built else shutil.ignore_patterns("_build", "_output")
+    shutil.copytree(source, target, symlinks=True, ignore=skip)
+    return target
+
+
+def run_kit(command, project, *args, env=None):
+    """Run one of the kit's console scripts (`lecture-plan`, `lecture-gather` …) in `project`."""
+    return subprocess.run([str(BIN / command), *args], cwd=project, env={**os.environ, **(env or {})},
+                          capture_output=True, text=True, timeout=600)

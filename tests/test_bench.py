@@ -3,6 +3,7 @@ row, ours and, when Quarto is here, Quarto's, and writes the JSON and the table.
 it asserts the shape of what the bench wrote and that every measured time is a positive number."""
 import json
 import math
+import re
 import subprocess
 
 import pytest
@@ -92,3 +93,29 @@ def test_the_table_has_a_row_per_measurement(bench):
     assert len(rows) == len(ROWS)
     cold = next(line for line in rows if line.startswith("| cold"))
     assert f"{numbers['lectures']['01-tiny']['ours']['cold']:.1f} s" in cold
+
+
+def test_the_scale_rows_their_growth_and_plot(tmp_path):
+    """The course-size part of the bench, from rows as bench_scale records them (no render here): a
+    table row per size and worker count, the cost of each lecture more between sizes, and a plot that
+    is the same file for the same numbers."""
+    from lecturekit.cli.bench import growth, scale_plot, scale_table
+
+    def row(count, jobs, no_change):
+        return {"count": count, "jobs": jobs, "cold": 3.0 * count / jobs, "no_change": no_change,
+                "no_change_cpu": no_change / 2,
+                "no_change_runs": [no_change - 0.1, no_change, no_change + 0.2], "one_changed": 4.0, "prose": 3.0,
+                "load_before": [2.0, 2.0, 2.0], "load_after": [3.0, 2.0, 2.0]}
+
+    rows = [row(10, 1, 2.0), row(30, 1, 3.0), row(91, 1, 6.05), row(10, 2, 2.0), row(30, 2, 2.5), row(91, 2, 5.55)]
+    lines = scale_table(rows)
+    assert sum(line.startswith("| 91 | 2 | 136.5 s | 5.55 s (3 runs) |") for line in lines) == 1
+    assert len([line for line in lines if re.match(r"\| \d+ \| \d \|", line)]) == 6
+    steps = growth(rows)
+    assert steps["jobs 1: 10 → 30"]["no_change"] == pytest.approx(0.05)
+    assert steps["jobs 1: 30 → 91"]["no_change"] == pytest.approx(0.05)
+    assert steps["jobs 1: 30 → 91"]["no_change_cpu"] == pytest.approx(0.025)
+    assert steps["jobs 2: 30 → 91"]["cold"] == pytest.approx(1.5)
+    first, second = scale_plot(rows, tmp_path / "a.svg"), scale_plot(rows, tmp_path / "b.svg")
+    assert first.read_bytes() == second.read_bytes() and b"<svg" in first.read_bytes()
+    assert b"no change: run again" in first.read_bytes()

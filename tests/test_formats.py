@@ -11,7 +11,7 @@ from lecturekit.read import qmd
 from lecturekit.write.emit import MarkdownEmitter
 from lecturekit.errors import LectureError
 from lecturekit.write.figures import FIGURE_MIMES
-from lecturekit.write.formats import (FORMATS, REVEALJS, TYPST, Format, arg, check_format_options, format_args, ignored,
+from lecturekit.write.formats import (FORMATS, HTML, REVEALJS, TYPST, Format, arg, check_format_options, format_args, ignored,
                                 js_var, meta, option_args, paths, switch, var)
 from lecturekit.project import Project
 from lecturekit.write.writers import LectureWriter
@@ -22,7 +22,7 @@ from helpers import ROOT
 # ---- the records ------------------------------------------------------------------------------------
 
 def test_the_table_is_keyed_by_each_records_name():
-    assert list(FORMATS) == ["revealjs", "typst"]
+    assert list(FORMATS) == ["html", "revealjs", "typst"]  # the course page links them in this order
     assert all(FORMATS[name].name == name for name in FORMATS)
 
 
@@ -31,13 +31,14 @@ def test_products_and_links_are_distinct_per_format():
     assert len({f.product for f in formats}) == len(formats)
     assert len({f.link_label for f in formats}) == len(formats)
     assert all(f.link_label.strip() for f in formats)
-    assert (REVEALJS.product, TYPST.product) == ("slides.html", "handout.pdf")
+    assert (HTML.product, REVEALJS.product, TYPST.product) == ("index.html", "slides.html", "handout.pdf")
 
 
 def test_figure_preferences():
     for fmt in FORMATS.values():
         assert set(fmt.figure_mimes) <= set(FIGURE_MIMES), fmt
     assert REVEALJS.figure_mimes[0] == "image/svg+xml"  # sharp on a projector
+    assert HTML.figure_mimes[0] == "image/svg+xml"  # sharp at any zoom on a phone
     assert TYPST.figure_mimes[0] == "application/pdf"  # Typst mangles Bengali inside SVG
 
 

@@ -96,3 +96,12 @@ def test_a_change_to_a_file_the_handout_imports_changes_the_key(tmp_path):
     assert theme_digest(project) == before  # the key is stable
     part.write_text("#let gap = 6pt\n", encoding="utf-8")  # only the imported file changes
     assert theme_digest(project) != before
+
+
+def test_a_render_or_check_imports_the_jupyter_client_only_to_execute():
+    """A course's no-change render starts no kernel: the client's import (a third of the kit's
+    start) waits until one starts."""
+    probe = ("import sys, lecturekit.cli.render, lecturekit.cli.check, lecturekit.cli.plan, lecturekit.course.builder; "
+             "print(sorted(m for m in ('jupyter_client', 'nbclient', 'zmq') if m in sys.modules))")
+    out = subprocess.run([os.sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

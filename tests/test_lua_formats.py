@@ -1,7 +1,7 @@
 """The Lua filters render per format: each block's renderers are a table keyed by format, chosen once
 when the filter loads, and a further format brings its renderers in `_extensions/lecture/formats/<name>.lua`.
 
-- A third format (a plain HTML page) is one record in write/formats.py and one Lua file of renderers:
+- A further format (a plain HTML 4 page) is one record in write/formats.py and one Lua file of renderers:
   the whole pipeline (kernel, emitter, pandoc with the lecture filters) writes its product with them.
 - Fast, pandoc only: what each of our two formats makes of the same blocks; the quiz's key reaches the
   handout's appendix through the document (no state shared between filters); a filter's error names
@@ -81,7 +81,7 @@ BLOCKS = textwrap.dedent("""\
     :::
     """)
 
-# The third format's renderers: one per block it draws its own way (the rest take the neutral default).
+# The further format's renderers: one per block it draws its own way (the rest take the neutral default).
 HTML_RENDERERS = textwrap.dedent("""\
     local C = require("common")
     local function raw(text) return pandoc.RawBlock("html", text) end
@@ -117,22 +117,21 @@ def pandoc(source: str, to: str, cwd, filter_path=FILTER) -> subprocess.Complete
                            f"--lua-filter={filter_path}"], cwd=cwd, capture_output=True, text=True, timeout=120)
 
 
-# ---- a third format: one record, one file of renderers -------------------------------------------
+# ---- a further format: one record, one file of renderers -------------------------------------------
 
-def test_a_third_format_is_one_record_and_one_file_of_renderers(project_builder, monkeypatch):
-    page = Format(name="html", product="page.html", options={}, figure_mimes=("image/svg+xml", "image/png"),
+def test_a_further_format_is_one_record_and_one_file_of_renderers(project_builder, monkeypatch):
+    page = Format(name="html4", product="page.html", options={}, figure_mimes=("image/svg+xml", "image/png"),
                   link_label="পাতা", fixed_args=("--standalone",))
-    monkeypatch.setitem(FORMATS, "html", page)
-    (project_builder.root / "_extensions" / "lecture" / "formats").mkdir()
-    (project_builder.root / "_extensions" / "lecture" / "formats" / "html.lua").write_text(HTML_RENDERERS,
+    monkeypatch.setitem(FORMATS, "html4", page)
+    (project_builder.root / "_extensions" / "lecture" / "formats" / "html4.lua").write_text(HTML_RENDERERS,
                                                                                           encoding="utf-8")
     body = BLOCKS.split("---\n", 2)[2].replace(
         '``` {.python code-line-numbers="|1|2"}\na = 1\nprint(a)\n```\n\n::: {.cell-output .cell-output-stdout}\n```\n1\n```\n:::\n',
         '```{python}\n#| label: step\n#| code-line-numbers: "|1|2"\na = 1\nprint(a)\n```\n')
     assert "#| label: step" in body
     folder = project_builder.add_lecture("01-a", body, front={"title": "ক", "episode": 1})
-    _plans, results = course.build_course(Project(project_builder.root), [folder], ["html"], jobs=1, force=True)
-    assert [r.error for r in results] == [None] and results[0].written == ["html"], results
+    _plans, results = course.build_course(Project(project_builder.root), [folder], ["html4"], jobs=1, force=True)
+    assert [r.error for r in results] == [None] and results[0].written == ["html4"], results
     html = (project_builder.root / "_output" / "01-a" / "page.html").read_text(encoding="utf-8")
     # Its own renderers: the callout, the quiz, the part number, the stepper.
     assert 'class="page-callout page-tip"' in html and 'class="page-callout-title">টিপ</p>' in html

@@ -8,13 +8,16 @@ own. Every lecture folder (and the course code under `code/`) is compared with i
   cells, list items and quiz options, the front matter, and in code the string literals (what it
   prints) and comments. A paragraph's wrapped lines are joined, then split into sentences on
   `।`, `?`, `!`, `. ` and the ends of lines a reader sees as separate (table cells, list items,
-  headings). Words are compared lower-cased with markdown marks and edge punctuation dropped;
-  every number and every inline `` `{python} expr` `` becomes the one wildcard `#`, so writing an
+  headings). Each sentence is split again into clauses: at a colon or semicolon that ends a
+  phrase, at an em dash and at a line end a reader sees (a line a string prints). Words are
+  compared lower-cased with markdown marks and edge punctuation dropped; every number, every run
+  of numbers and every inline `` `{python} expr` `` becomes the one wildcard `#`, so writing an
   expression where the seed has a number hides nothing.
 - A sentence is a copy of a seed sentence when they share at least MIN_WORDS words in the same
   order (longest common subsequence) covering at least MIN_COVER of the shorter one's words (both
   directions of paraphrase: ours shortened or the seed's padded), or one unbroken run of at least
-  MIN_WORDS words.
+  MIN_WORDS words. A clause is a copy of a seed clause by the same rule: a seed clause joined to
+  words of ours is too small a part of the sentence to be caught as a sentence, but all of a clause.
 - Code (```` ```{python} ```` cells and `.py` files): lines are compared after every name and
   literal is normalised (torch/numpy API names kept), comments and blank lines dropped; MIN_LINES
   consecutive identical lines with the seed's code is a copy.
@@ -32,6 +35,7 @@ import os
 import re
 import shutil
 import tokenize
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -68,18 +72,26 @@ LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
 NUMBER = re.compile(r"[−+-]?[0-9০-৯]+(?:[.,][0-9০-৯]+)*")
 EDGE = "`*_\"'“”‘’()[]{}<>,;:|.…—–-!?।·→=≈"
 SENTENCE_END = re.compile(r"(?<=[।?!])|(?<=\.)(?=\s)")
+# Inside a sentence, a clause ends at a colon or semicolon that ends a phrase, at an em dash and at a
+# line end a reader sees (a printed line, a hard break): a copied clause joined to words of our own
+# is compared on its own.
+# A line end counts both ways: a string's wrapped source lines may be one printed line.
+CLAUSE_END = re.compile(r"[:;](?=\s|$)|—|\n")
+PHRASE_END = re.compile(r"[:;](?=\s|$)|—")
 WILD = "#"
 
 
 def words(text: str) -> list[str]:
-    """The words of a sentence as compared: marks and edge punctuation dropped, numbers → #."""
+    """The words of a sentence as compared: marks and edge punctuation dropped, numbers → # (a run
+    of numbers, such as a printed list, one #)."""
     text = INLINE.sub(WILD, text)
     out = []
     for raw in text.split():
         word = NUMBER.sub(WILD, raw.strip(EDGE)).strip(EDGE).lower()
         word = word.replace("`", "").replace("*", "")
         if word and any(ch.isalnum() or ch == WILD for ch in word):
-            out.append(word)
+            if not (word == WILD and out and out[-1] == WILD):     # a list of numbers is one value
+                out.append(word)
     return out
 
 
@@ -112,25 +124,52 @@ class Sentence:
     where: str          # file:line
     text: str
     words: tuple
+    clauses: tuple = ()     # its clauses of MIN_WORDS or more, when it has more than one clause
+    split: bool = False
 
 
 @dataclass
 class Unit:
-    """A stretch of text a reader sees as one: a paragraph, a list item, a table cell, a string."""
+    """A stretch of text a reader sees as one: a paragraph, a list item, a table cell, a string.
+
+    Line ends inside it ("\\n") are ones a reader sees (lines a string prints, a hard break); a
+    paragraph's wrapped source lines are joined with spaces."""
     path: Path
     line: int
     text: str
 
 
+def _record(where: str, text: str) -> Sentence | None:
+    toks = fold_facts(words(text))
+    if len(toks) < MIN_WORDS:
+        return None
+    return Sentence(where, " ".join(text.split()), tuple(toks))
+
+
 def sentences_of(units: list[Unit], root: Path) -> list[Sentence]:
+    """Each unit's sentences, each with its clauses (pieces too short to share MIN_WORDS dropped)."""
     out = []
     for unit in units:
         rel = unit.path.relative_to(root) if unit.path.is_relative_to(root) else unit.path
-        for piece in SENTENCE_END.split(unit.text):
-            toks = fold_facts(words(piece))
-            if len(toks) >= MIN_WORDS:
-                out.append(Sentence(f"{rel}:{unit.line}", " ".join(piece.split()), tuple(toks)))
+        where = f"{rel}:{unit.line}"
+        for piece in SENTENCE_END.split(INLINE.sub(WILD, unit.text)):
+            sentence = _record(where, piece)
+            if sentence is None:
+                continue
+            parts = CLAUSE_END.split(piece)
+            if "\n" in piece:
+                parts += PHRASE_END.split(piece)
+            if len(parts) > 1:
+                records = (_record(where, part) for part in parts)
+                clauses = tuple({c.words: c for c in records if c}.values())
+                sentence = Sentence(where, sentence.text, sentence.words, clauses, split=True)
+            out.append(sentence)
     return out
+
+
+def clauses_of(sentences: list[Sentence]) -> list[Sentence]:
+    """Every clause: a sentence's pieces, or the sentence itself when it is one clause."""
+    return [c for s in sentences for c in (s.clauses if s.split else (s,))]
 
 
 FENCE = re.compile(r"^\s*(```+|~~~+)\s*(\{?[\w-]*)")
@@ -152,7 +191,8 @@ BULLET = re.compile(r"^\s*(?:[-*+•]|\d+[.)]|\(\w+\))\s+")
 
 
 def string_units(body: str, first_line: int, path: Path) -> list[Unit]:
-    """A string or comment: wrapped lines joined, a blank line or a bullet starts a new unit."""
+    """A string or comment: its lines joined (a line end kept, as one it prints), a blank line or a
+    bullet starts a new unit."""
     units: list[Unit] = []
     for offset, line in enumerate(body.split("\n")):
         if not line.strip():
@@ -160,7 +200,7 @@ def string_units(body: str, first_line: int, path: Path) -> list[Unit]:
         elif BULLET.match(line) or not units:
             units.append(Unit(path, first_line + offset, BULLET.sub("", line)))
         else:
-            units[-1].text += " " + line
+            units[-1].text += "\n" + line
     return [u for u in units if u.text.strip()]
 
 
@@ -172,7 +212,7 @@ def python_units(code: str, first_line: int, path: Path) -> list[Unit]:
             if tok.type == tokenize.STRING:
                 body = re.sub(r"^[A-Za-z]*(\"\"\"|'''|\"|')", "", tok.string)
                 body = re.sub(r"(\"\"\"|'''|\"|')$", "", body)
-                body = re.sub(r"\{[^{}]*\}", WILD, body)
+                body = re.sub(r"\{[^{}]*\}", WILD, body).replace("\\n", "\n")   # a printed line end
                 units += string_units(body, first_line + tok.start[0] - 1, path)
             elif tok.type == tokenize.COMMENT and not tok.string.startswith("#|"):
                 units.append(Unit(path, first_line + tok.start[0] - 1, tok.string.lstrip("#")))
@@ -248,6 +288,8 @@ def qmd_units(path: Path) -> tuple[list[Unit], list[tuple[int, str]]]:
             continue
         if current is None:
             current = Unit(path, number, text)
+        elif current.text.endswith("\\"):                   # a hard line break
+            current.text = current.text[:-1] + "\n" + text
         else:
             current.text += " " + text
     close()
@@ -296,36 +338,72 @@ def longest_run(a: tuple, b: tuple) -> int:
     return best
 
 
-def verdict(ours: tuple, seed: tuple) -> str | None:
+def verdict(ours: tuple, seed: tuple, level: str = "sentence") -> str | None:
     run = longest_run(ours, seed)
     if run >= MIN_WORDS:
         return f"an unbroken run of {run} words"
     common = lcs(ours, seed)
     shorter = min(len(ours), len(seed))
     if common >= MIN_WORDS and common >= MIN_COVER * shorter:
-        return f"{common} words in the seed's order, {common / shorter:.0%} of the shorter sentence"
+        return f"{common} words in the seed's order, {common / shorter:.0%} of the shorter {level}"
     return None
 
 
+class SeedIndex:
+    """Seed sentences (or clauses) by word: only those sharing MIN_WORDS words (repeats counted,
+    as the subsequence counts them) are compared."""
+
+    def __init__(self, pieces: list[Sentence], level: str):
+        self.pieces, self.level = pieces, level
+        self.index: dict[str, list[tuple[int, int]]] = {}
+        for k, piece in enumerate(pieces):
+            for w, n in Counter(piece.words).items():
+                self.index.setdefault(w, []).append((k, n))
+
+    def copy_of(self, piece: Sentence) -> str | None:
+        """The first seed piece `piece` copies, as a report, or None."""
+        shared: Counter[int] = Counter()
+        for w, n in Counter(piece.words).items():
+            for k, m in self.index.get(w, ()):
+                shared[k] += min(n, m)
+        for k, common in shared.items():
+            if common < MIN_WORDS:          # too few words in common for either rule
+                continue
+            why = verdict(piece.words, self.pieces[k].words, self.level)
+            if why:
+                return (f"{piece.where}: {self.level}: {why}\n    ours: {piece.text[:160]}\n"
+                        f"    seed: {self.pieces[k].text[:160]}")
+        return None
+
+
+_INDEXES: dict[int, tuple[list[Sentence], SeedIndex, SeedIndex]] = {}
+
+
+def seed_indexes(seed: list[Sentence]) -> tuple[SeedIndex, SeedIndex]:
+    """The seed's sentence and clause indexes, built once per list of seed sentences."""
+    if id(seed) not in _INDEXES:            # the list is kept with them, so its id stays its own
+        _INDEXES[id(seed)] = (seed, SeedIndex(seed, "sentence"), SeedIndex(clauses_of(seed), "clause"))
+    return _INDEXES[id(seed)][1:]
+
+
 def sentence_copies(ours: list[Sentence], seed: list[Sentence]) -> list[str]:
-    index: dict[str, set[int]] = {}
-    for k, s in enumerate(seed):
-        for w in set(s.words):
-            index.setdefault(w, set()).add(k)
+    """Each of our sentences that copies a seed sentence; else each of its clauses that copies a
+    seed clause (a copied clause inside a longer sentence of ours)."""
+    by_sentence, by_clause = seed_indexes(seed)
     found = []
     for sentence in ours:
-        counts: dict[int, int] = {}
-        for w in set(sentence.words):
-            for k in index.get(w, ()):
-                counts[k] = counts.get(k, 0) + 1
-        for k, shared in counts.items():
-            if shared < MIN_WORDS:          # too few words in common for either rule
-                continue
-            why = verdict(sentence.words, seed[k].words)
-            if why:
-                found.append(f"{sentence.where}: {why}\n    ours: {sentence.text[:160]}\n"
-                             f"    seed: {seed[k].text[:160]}")
-                break
+        copy = by_sentence.copy_of(sentence)
+        if copy:
+            found.append(copy)
+            continue
+        reported: list[str] = []
+        for clause in clauses_of([sentence]):      # line-end pieces first, then the joined lines
+            if any(text in clause.text for text in reported):
+                continue                            # the same copy, seen in a longer piece
+            copy = by_clause.copy_of(clause)
+            if copy:
+                found.append(copy)
+                reported.append(clause.text)
     return found
 
 
@@ -446,7 +524,8 @@ def copies_in(target: Path, seed_text: str, root: Path = ROOT) -> list[str]:
     return found
 
 
-TARGETS = sorted(p for p in (ROOT / "lectures").iterdir() if (p / "index.qmd").exists()) + [ROOT / "code"]
+# Every folder under lectures/ with a source in it (one still without its index.qmd too), and the code.
+TARGETS = sorted(p for p in (ROOT / "lectures").iterdir() if p.is_dir() and any(p.rglob("*.qmd"))) + [ROOT / "code"]
 
 
 @pytest.mark.parametrize("target", TARGETS, ids=[p.name for p in TARGETS])
@@ -473,6 +552,7 @@ def test_every_allowed_text_is_in_the_seed_and_in_our_sources():
 SEED_SENTENCE = "যে buffer সেভ করার দরকার নেই"
 SEED_CLASS_START = "class M(nn.Module):"
 SEED_NUMBER_SENTENCE = "এই পর্বের ডেমোতে সরলতার জন্য পুরো"
+SEED_CLAUSE = "training-এ gradient আর optimizer-এর"
 
 
 def seed_line_with(seed_text: str, piece: str) -> str:
@@ -560,6 +640,89 @@ def test_the_seed_code_renamed_is_caught(lecture_copy):
     assert len(found) == 1, found
 
 
+# Clauses lecture 09 once had, as they stood (a note, a list item, a claim, prose): each keeps a seed
+# clause's words in the seed's order, joined to words of ours. `level` is where the check finds it:
+# "clause" when the whole sentence shares too little with any seed sentence to be caught as one.
+BORROWED = [
+    ("_03-linear.qmd", "clause",
+     "::: {.notes}\nসূত্রটা বোর্ডে লিখুন। তারপর ফাঁদ: in = out হলে transpose ভুললে আকার মেলে, কোনো error নেই, "
+     "শুধু উত্তর ভুল। cell-এর শেষ লাইন: True False।\n:::"),
+    ("_04-counting.qmd", "clause",
+     "weight-এর আকার (out, in), তাই তাতে out × in ঘর, আর প্রতিটি output neuron-এর একটি করে bias। "
+     "training-এর সময় gradient আর optimizer-এর অবস্থাও জায়গা নেয়, সেই হিসাব পর্ব ১২-এ; "
+     "এখানে শুধু weight-এর memory।"),
+    ("_04-counting.qmd", "clause",
+     "এই অভ্যাসটাই পরের অংশের ফাঁদ ধরবে: নতুন model বানিয়েই গুনুন আর হাতের হিসাবের সঙ্গে মেলান।"),
+    ("_05-containers.qmd", "clause",
+     "এবার `self.head` নিবন্ধিত, শুধু মাঝের স্তরগুলো list-এ। [তখন optimizer head-এর "
+     "`{python} bn(count_params(half))`টি parameter পায়, তাই কোনো error নেই; অথচ হাতের হিসাবে থাকার কথা "
+     "`{python} bn(count_params(good))`টি।]{.claim check=\"count_params(half) == 9\"}"),
+    ("_07-state-dict.qmd", "sentence",
+     "model-এর হিসাবে ২ km দূরে একটি পণ্য পৌঁছাতে লাগে প্রায় `{python} bn(float(t64[0]), 1)` মিনিট, আর "
+     "বৃষ্টিতে ৮.৫ km দূরে তিনটি পণ্য প্রায় `{python} bn(float(t64[1]), 1)` মিনিট।"),
+    ("_08-save-load.qmd", "clause",
+     "তার গঠন অংশ ৭-এর JSON-এর কথা মনে করায়: শুরুতে ছোট একটি JSON header (প্রতিটি tensor-এর নাম, dtype, "
+     "আকার, ফাইলের কোথায় শুরু), তারপর শুধু কাঁচা byte।"),
+    ("_09-modes.qmd", "clause",
+     "::: {.notes}\nকেন `{python} bn(max(ones8))`? টিকে থাকাদের 1/(1−p) দিয়ে গুণ, যাতে গড় একই থাকে আর "
+     "eval-এ কিছু করতে না হয়: inverted dropout।\n:::"),
+    ("_11-questions.qmd", "clause",
+     "- `eval()` ছাড়াই validation: Dropout চালু, তাই loss ফোলা আর অস্থির; BatchNorm থাকলে একটি অর্ডারের "
+     "উত্তর নির্ভর করে একই batch-এ আর কারা এল তার ওপর"),
+    ("_11-questions.qmd", "clause",
+     "খরচের মাপ হিসেবে সংখ্যাটা সত্যিই কাজের: float32-এ প্রতিটি "
+     "`{python} bn(torch.finfo(torch.float32).bits // 8)` byte, training-এ gradient আর Adam-এর অবস্থা মিলে "
+     "কয়েক গুণ; আর সেই সংখ্যা দিয়েই memory-র বাজেট।"),
+    ("_11-questions.qmd", "clause",
+     "গুণের মাপ হিসেবে নয়: একই weight পুরো ছবিতে বারবার খাটিয়ে অনেক কম parameter-এর CNN "
+     "৭৮৪-২৫৬-১২৮-১০ MLP-কে হারায় (পর্ব ২০–২১); mixture-of-experts প্রতি token-এ একটি অংশই চালায়।"),
+    ("_12-self-check.qmd", "clause",
+     "আর checkpoint-এ model-এর state_dict-এর সঙ্গে optimizer-এর নিজের state_dict আর epoch একসঙ্গে রাখা "
+     "হবে, যাতে training ঠিক একই জায়গা থেকে আবার শুরু করা যায়।"),
+]
+
+
+def put_back_into(section: Path, text: str) -> int:
+    """Append `text` to one section file; return the line it starts at."""
+    lines = section.read_text(encoding="utf-8").splitlines()
+    section.write_text("\n".join([*lines, "", *text.splitlines(), ""]) + "\n", encoding="utf-8")
+    return len(lines) + 2
+
+
+@pytest.mark.parametrize("section, level, text", BORROWED,
+                         ids=[f"{name[1:-4]}-{k}" for k, (name, _, _) in enumerate(BORROWED)])
+def test_a_borrowed_clause_put_back_is_caught(tmp_path, section, level, text):
+    seed_text = read_seed()
+    copy = tmp_path / section
+    shutil.copy(SEED_LECTURE / section, copy)
+    assert copies_in(copy, seed_text, tmp_path) == [], "the section copies the seed as it is"
+    at = put_back_into(copy, text)
+    found = copies_in(copy, seed_text, tmp_path)
+    assert found and all(int(f.split(":", 2)[1]) >= at for f in found), found
+    assert {f.split(": ", 2)[1] for f in found} == {level}, found
+
+
+def test_a_seed_clause_joined_to_our_words_is_caught_however_it_is_joined():
+    """One seed clause (two words changed, so no unbroken run) inside a long sentence of ours, joined
+    by a colon, a semicolon, an em dash or a line end it prints: too little of the sentence to be a
+    copy of a seed sentence, all of a clause."""
+    seed_text = read_seed()
+    line = seed_line_with(seed_text, SEED_CLAUSE)
+    clause = line[line.index(SEED_CLAUSE):line.index("।", line.index(SEED_CLAUSE))]
+    clause = clause.replace("training-এ", "training-এর সময়").replace("যার", "সেই")
+    ours = ("ডেলিভারি model-এর weight এক KiB-এরও কম, কাজেই ছোট একটি ল্যাপটপেও সেটি অনায়াসে ধরে যায়, "
+            "তবু বড় model বানানোর আগে মনে রাখার মতো একটি কথা আছে")
+    seed = seed_sentences(seed_text)
+    for joined in (f"{ours}: {clause}।", f"{ours}; {clause}।", f"{ours} — {clause} — শেষ কথা এটুকুই।"):
+        sentence = sentences_of([Unit(ROOT / "x.qmd", 1, joined)], ROOT)
+        assert len(sentence) == 1 and seed_indexes(seed)[0].copy_of(sentence[0]) is None
+        found = sentence_copies(sentence, seed)
+        assert len(found) == 1 and "x.qmd:1: clause:" in found[0], (joined, found)
+    code = f'print("{ours}\\n{clause}")\n'
+    found = sentence_copies(sentences_of(python_units(code, 1, ROOT / "x.py"), ROOT), seed)
+    assert len(found) == 1 and "clause:" in found[0], found
+
+
 def test_own_sentences_on_the_same_topic_pass():
     seed = seed_sentences(read_seed())
     ours = sentences_of([Unit(ROOT / "x.qmd", 1,
@@ -575,6 +738,9 @@ def test_a_missing_seed_fails_and_says_so(tmp_path):
 
 def test_numbers_and_inline_expressions_are_one_wildcard():
     assert words("মোট ২০৯টি আর `{python} bn(total)`টি, 0.5702") == ["মোট", "#টি", "আর", "#টি", "#"]
+    # A run of numbers (a printed list, a sum worked by hand) is one value, not a run of shared words.
+    assert words("[[2.0, 1, 0], [8.5, 3, 1]]") == ["#"]
+    assert words("৩ × ১৬ + ১৬ = `{python} n`, ১৬ × ৮ + ৮") == ["#"]
 
 
 # ---- the exercise answers are computed, never typed --------------------------------------------------

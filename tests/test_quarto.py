@@ -442,19 +442,19 @@ def small_quarto_project(builder, names, sections=False):
 
 def test_a_prose_edit_renders_that_lecture_only(project_builder):
     """Two small lectures rendered by Quarto; a sentence changes in one: the next `quarto render`
-    writes that lecture's slides and handout again, and leaves the other's as they were."""
+    writes that lecture's page, slides and handout again, and leaves the other's as they were."""
     project = small_quarto_project(project_builder, ["01-one", "02-two"])
     first = quarto(project)
     assert first.returncode == 0, (first.stdout + first.stderr)[-3000:]
     products = {p: p.stat().st_mtime_ns for p in (project / "_output").glob("0*/*")}
-    assert len(products) == 4  # slides and handout of each (no scripts: no code zip)
+    assert len(products) == 6  # page, slides and handout of each (no scripts: no code zip)
     index = project / "lectures" / "01-one" / "index.qmd"
     index.write_text(index.read_text(encoding="utf-8").replace("প্রথম বাক্য।", "বদলানো বাক্য।"), encoding="utf-8")
     second = quarto(project)
     log = second.stdout + second.stderr
     assert second.returncode == 0, log[-3000:]
     changed = sorted(str(p.relative_to(project)) for p, mtime in products.items() if p.stat().st_mtime_ns != mtime)
-    assert changed == ["_output/01-one/handout.pdf", "_output/01-one/slides.html"], changed
+    assert changed == ["_output/01-one/handout.pdf", "_output/01-one/index.html", "_output/01-one/slides.html"], changed
     assert "02-two" not in "".join(line for line in log.splitlines() if "_build/" in line), log[-3000:]
     assert "বদলানো বাক্য" in (project / "_output" / "01-one" / "slides.html").read_text(encoding="utf-8")
 

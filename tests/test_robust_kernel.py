@@ -1,7 +1,12 @@
-"""The kernel stage under faults: output just past the limit fails at once, with the right words."""
+"""The kernel stage under faults: output past the limit (every part of it) fails at once, with the right
+words; what a cell sends is kept (display updates, text that cannot be encoded); a cell that kills
+its parent is named."""
+import subprocess
 import time
 
 import pytest
+
+from helpers import RENDER
 
 from test_bad_input import copy, products, rendered_mini  # noqa: F401  (fixtures)
 from test_pipeline import GOOD, line_of
@@ -51,3 +56,107 @@ def test_ctrl_c_in_a_cell_that_ignores_it_leaves_no_traceback(copy, group):  # n
     assert seconds < 3, seconds
     assert processes_under(copy.root) == []
     assert products(copy) == before
+
+
+# ---- what a cell sends is kept, bounded and never replaced by the kernel's own traceback ----------
+
+UNUSUAL_OUTPUT = r'''
+```{python}
+#| label: shown
+from IPython.display import display
+handle = display("এক", display_id=True)
+handle.update("দুই")
+```
+
+```{python}
+#| label: later
+handle.update("তিন")
+print("before")
+print("x\ud800y")
+print("after")
+display({"text/plain": "d\ud800e"}, raw=True)
+"r\udfffs"
+```
+
+```{python}
+#| label: raised
+#| error: true
+raise ValueError("bad \ud800 text")
+```
+'''
+
+
+def test_display_updates_and_lone_surrogates_are_kept(copy):  # noqa: F811
+    """`display(..., display_id=True).update(...)` replaces its output, in its cell and from a later
+    one (nbclient's own bookkeeping raised IndexError or lost it); a lone surrogate is printed as its
+    escape, and the kernel's own traceback (with the machine's paths) never reaches the deck."""
+    import json
+    copy.write(GOOD + UNUSUAL_OUTPUT)
+    result = copy.render()
+    assert result.returncode == 0, result.stderr
+    notebook = json.loads((copy.root / "_build" / "demo" / "demo.ipynb").read_text(encoding="utf-8"))
+    def text(output):  # the notebook on disk holds multi-line text as a list of lines
+        value = output.get("text") or output.get("data", {}).get("text/plain") or output.get("evalue", "")
+        return "".join(value) if isinstance(value, list) else value
+    def texts_of(outputs):  # printed text as one (the kernel may send it in one piece or several)
+        printed = "".join(text(o) for o in outputs if o["output_type"] == "stream")
+        return ([printed] if printed else []) + [text(o) for o in outputs if o["output_type"] != "stream"]
+    texts = {c["metadata"]["lecture"]["label"]: texts_of(c["outputs"]) for c in notebook["cells"]
+             if c["cell_type"] == "code"}
+    assert texts["shown"] == ["'তিন'"], texts
+    assert texts["later"] == ["before\nx\\ud800y\nafter\n", "d\\ud800e", "'r\\udfffs'"], texts
+    assert texts["raised"] == ["bad \\ud800 text"], texts
+    slides = copy.slides.read_text(encoding="utf-8")
+    assert "x\\ud800y" in slides and "তিন" in slides
+    for leak in ("Traceback", "tornado", "ZMQStream", "site-packages", str(copy.root)):
+        assert leak not in slides, leak
+
+
+@pytest.mark.parametrize("kill", [
+    "os.kill(os.getppid(), signal.SIGKILL)",
+    "os.kill(os.getppid(), signal.SIGTERM)",
+    "os.killpg(os.getpgid(os.getppid()), signal.SIGKILL)",
+    "os._exit(3)",
+], ids=["kill parent", "terminate parent", "kill parent's group", "exit"])
+def test_a_cell_that_kills_its_parent_is_named(copy, kill):  # noqa: F811
+    """The kernel's parent is a small process of its own: a cell that kills it takes the kernel down,
+    and the render names the cell, instead of ending without a word."""
+    from helpers import processes_under
+    before = products(copy)
+    copy.write(GOOD + f"\n```{{python}}\n#| label: fatal\nimport os, signal, time\n{kill}\ntime.sleep(30)\n```\n")
+    index = copy.lecture / "index.qmd"
+    started = time.monotonic()
+    # In a session of its own: were the render killed, its process group would take pytest along.
+    result = subprocess.run([RENDER, "--quiet"], cwd=copy.root, capture_output=True, text=True, timeout=120,
+                            start_new_session=True)
+    seconds = time.monotonic() - started
+    assert result.returncode == 1, (result.returncode, result.stderr)
+    assert "Traceback" not in result.stderr, result.stderr
+    assert f"index.qmd:{line_of(index, '```{python}', 2)}: [cell fatal] the kernel died" in result.stderr, result.stderr
+    assert seconds < 60, seconds
+    assert products(copy) == before
+    assert processes_under(copy.root) == []
+
+
+@pytest.mark.parametrize("code", [
+    'from IPython.display import display\ndisplay({"text/plain": "x"}, raw=True, metadata={"x": "y" * 30_000_000})',
+    'class Big:\n    def _repr_mimebundle_(self, include=None, exclude=None):\n'
+    '        return {"text/plain": "big"}, {"text/plain": {"pad": "z" * 600_000}}\nBig()',
+    'from IPython.display import display\nh = display("small", display_id=True)\nh.update({"text/plain": "w" * 600_000}, raw=True)',
+    'from IPython.display import display\ndisplay({"text/plain": "a", "text/html": "<b>b</b>" * 80_000}, raw=True)',
+], ids=["display metadata", "result metadata", "display update", "a second mime type"])
+def test_every_part_of_an_output_is_bounded(copy, code):  # noqa: F811
+    """Data of every mime type, metadata and display updates count towards the cell's bound: none
+    may slip a 30 MB notebook and cache entry past it."""
+    before = products(copy)
+    copy.write(GOOD + f"\n```{{python}}\n#| label: big\n#| timeout: 60\n{code}\n```\n")
+    index = copy.lecture / "index.qmd"
+    started = time.monotonic()
+    result = copy.render()
+    seconds = time.monotonic() - started
+    assert result.returncode == 1, result.stderr
+    assert "output passed the limit" in result.stderr, result.stderr
+    assert f"index.qmd:{line_of(index, '```{python}', 2)}:" in result.stderr
+    assert seconds < 45, seconds
+    assert products(copy) == before
+    assert all(entry.stat().st_size < 1_000_000 for entry in (copy.root / "_build" / "cache").rglob("*.json"))

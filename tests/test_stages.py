@@ -23,7 +23,7 @@ SOURCE = textwrap.dedent("""\
 
     ```{python}
     #| label: make
-    #| tolerance: {rel: 0.001}
+    #| tolerance: {rel: 0.001, why: "measured"}
     n = 4
     print(n)
     ```
@@ -99,7 +99,7 @@ def test_the_execution_record_round_trips_through_the_notebook(lecture, tmp_path
     [cell] = record.cells
     # The option lines are the notebook's, not the code's: the code is what was read.
     assert cell.code == lecture.cells[0].code == "n = 4\nprint(n)"
-    assert cell.options == {"label": "make", "tolerance": {"rel": 0.001}}
+    assert cell.options == {"label": "make", "tolerance": {"rel": 0.001, "why": "measured"}}
     assert (cell.label, cell.where, cell.seconds, cell.raised) == (
         "make", f"lectures/01-demo/index.qmd:{line_of('```{python}')}", 0.25, False)
     assert [dict(o) for o in cell.outputs] == [{"output_type": "stream", "name": "stdout", "text": "4\n"}]

@@ -4,6 +4,7 @@ local here = PANDOC_SCRIPT_FILE:match("(.*[/\\])") or "./"
 package.path = here .. "filters/?.lua;" .. package.path
 
 local filters = {
+  require("markup"),      -- a lecture source Quarto renders itself is judged by the reader first
   require("visibility"),  -- .content-visible / .content-hidden, notes and pauses outside slides
   require("steppers"),    -- code shown once, highlighted step by step, with each step's explanation
   require("quiz"),        -- self-check: clickable options on slides, answer key in the handout
@@ -12,6 +13,7 @@ local filters = {
   require("blocks"),      -- cells, outputs, callouts and boxes in each format's own form
   require("titles"),      -- the deck's title slide: course, episode line, English title
   require("provenance"),  -- the cover's render date and versions when Quarto executed the cells
+  require("document"),    -- the whole document in the format's form (the page's contents, formulas)
 }
 
 -- A module may be several passes (a list of filter tables): run them in place, in order.

@@ -80,6 +80,6 @@ def format_dropout_stats(result: dict) -> str:
         f"eval : {np.array(result['eval'])}",
     ]
     for p, s in result["stats"].items():
-        lines.append(f"p = {p}: শূন্য {s['zero_frac']:.3f}, গড় {s['mean']:.4f} (আসল 2.0)")
-    lines.append(f"scale ছাড়া হলে গড়: {result['unscaled_mean']:.4f}")
+        lines.append(f"p = {p}: শূন্যের ভাগ {s['zero_frac']:.3f}, গড় {s['mean']:.4f}")
+    lines.append(f"scale ছাড়া (p = 0.5): গড় {result['unscaled_mean']:.4f}")
     return "\n".join(lines)

@@ -1,8 +1,13 @@
-"""One error type for everything an author can get wrong, always with a location."""
+"""One error type for everything an author can get wrong, always with a location; and what a command
+prints, never with a terminal sequence in it."""
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from os import PathLike
+from typing import Any, TextIO, cast
+
+from lecturekit.ansi import terminal_text
 
 
 class LectureError(Exception):
@@ -35,12 +40,49 @@ class LectureError(Exception):
         text = head + self.message
         if self.detail:
             text += "\n" + self.detail.rstrip()
-        return text
+        # A message carries text from outside (an exception's, pandoc's, a file name): no terminal
+        # sequence of it reaches the author's terminal or the course page.
+        return terminal_text(text)
+
+
+class TerminalStream:
+    """A terminal's stream that passes on text without its sequences and control characters: what a
+    command prints may quote an output, a warning or a path it did not write."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        self.stream.write(terminal_text(text))
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def fileno(self) -> int:
+        return self.stream.fileno()
+
+    def isatty(self) -> bool:
+        return self.stream.isatty()
+
+    def __getattr__(self, name: str) -> Any:  # encoding, errors, buffer …
+        return getattr(self.stream, name)
 
 
 def run_command(body: Callable[[], int | None], interrupted: str = "interrupted") -> int | None:
-    """Run a command's body: a LectureError becomes one message and exit 1, Ctrl-C exit 130."""
-    import sys
+    """Run a command's body: a LectureError becomes one message and exit 1, Ctrl-C exit 130. What it
+    prints reaches the terminal without terminal sequences."""
+    streams = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = cast(TextIO, TerminalStream(sys.stdout)), cast(TextIO, TerminalStream(sys.stderr))
+    try:
+        return _run(body, interrupted)
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        sys.stdout, sys.stderr = streams
+
+
+def _run(body: Callable[[], int | None], interrupted: str) -> int | None:
     try:
         return body()
     except LectureError as err:

@@ -16,6 +16,7 @@ from typing import Any, Self
 
 import yaml
 
+from lecturekit import schema, yamlio
 from lecturekit.errors import LectureError
 from lecturekit.fsutil import read_source
 from lecturekit.yamlio import key_lines, yaml_error_line, yaml_error_text
@@ -79,12 +80,15 @@ class Project:
     def config(self) -> dict[str, Any]:
         path = self.config_path
         try:
-            config = yaml.safe_load(read_source(path)) or {}
+            config = yamlio.load(read_source(path)) or {}
         except yaml.YAMLError as err:
             raise LectureError(f"malformed YAML: {yaml_error_text(err)}", path, yaml_error_line(err) + 1) from None
         if not isinstance(config, dict):
             raise LectureError("_quarto.yml must be a YAML mapping", path, 1)
-        return config  # its `format:` is the write stage's to check (write/formats.py)
+        # Its keys and our settings against schemas/project.yaml; its `format:` is the write
+        # stage's to check (write/formats.py).
+        schema.check(config, "project", path, self.config_lines, what="_quarto.yml key", line=1)
+        return config
 
     @cached_property
     def config_lines(self) -> dict[tuple[str, ...], int]:

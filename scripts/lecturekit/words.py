@@ -21,6 +21,9 @@ MONTHS: tuple[str, ...] = tuple(_ALL["months"])
 # Names of things, as the products label them ("figure", "slides", "code-zip" …).
 WORDS: dict[str, str] = {key: value for key, value in _ALL.items() if isinstance(value, str)}
 
+# What the lecture pages and the course page say around the lectures (skip link, search …).
+PAGE_WORDS: dict[str, str] = dict(_ALL["page_words"])
+
 # Phrases with a number in them: str.format with Bengali digits already in place.
 EPISODES_MADE: str = _ALL["episodes_made"]
 OF_TOTAL: str = _ALL["of_total"]

@@ -15,8 +15,18 @@ local function kind_of(div)
   end
 end
 
+-- A solution for the appendix, headed by its question's name.
+local function to_appendix(kind, name, solutions)
+  local entry = { pandoc.Header(2, { pandoc.Str(name) },
+    pandoc.Attr("ans-" .. kind .. "-" .. counters[kind], { "unnumbered" })) }
+  for _, s in ipairs(solutions) do
+    for _, b in ipairs(s.content) do table.insert(entry, b) end
+  end
+  table.insert(appendix, entry)
+end
+
 -- The question and its solutions in the format's form: on slides the solution is the next step;
--- on a page it goes to the appendix, and the question says so.
+-- on a page it goes to the appendix (`add_to_appendix()`), and the question says so.
 local render_question = C.renderer("question", {
   revealjs = function(div, kind, name, kept, solutions)
     for _, s in ipairs(solutions) do
@@ -26,33 +36,39 @@ local render_question = C.renderer("question", {
     end
     return pandoc.Div(kept, pandoc.Attr(div.identifier, { kind, "question" }))
   end,
-  default = function(div, kind, name, kept, solutions)
+  default = function(div, kind, name, kept, solutions, add_to_appendix)
     table.insert(kept, pandoc.Para({ pandoc.Emph({ pandoc.Str(C.words.answer_in_appendix .. name) }) }))
-    local entry = { pandoc.Header(2, { pandoc.Str(name) },
-      pandoc.Attr("ans-" .. kind .. "-" .. counters[kind], { "unnumbered" })) }
-    for _, s in ipairs(solutions) do
-      for _, b in ipairs(s.content) do table.insert(entry, b) end
-    end
-    table.insert(appendix, entry)
+    add_to_appendix()
     return pandoc.Div(kept, pandoc.Attr(div.identifier, { kind, "question" }))
   end,
 })
 
--- The appendix: the solutions, then the quiz's key (quiz.lua leaves it in the document, marked).
-local function write_appendix(doc, key, start)
-  if #appendix == 0 and #key == 0 then return doc end
-  if start then doc.blocks:insert(start) end
-  doc.blocks:insert(pandoc.Header(1, { pandoc.Str(C.words.answers) }, pandoc.Attr("sec-answers", { "unnumbered" })))
+-- The appendix's blocks: the solutions, then the quiz's key (quiz.lua leaves it in the document,
+-- marked); none when there is nothing to answer.
+local function appendix_blocks(key)
+  local blocks = pandoc.Blocks({})
+  if #appendix == 0 and #key == 0 then return blocks end
+  blocks:insert(pandoc.Header(1, { pandoc.Str(C.words.answers) }, pandoc.Attr("sec-answers", { "unnumbered" })))
   for _, entry in ipairs(appendix) do
-    for _, b in ipairs(entry) do doc.blocks:insert(b) end
+    for _, b in ipairs(entry) do blocks:insert(b) end
   end
   if #key > 0 then
-    doc.blocks:insert(pandoc.Header(2, { pandoc.Str(C.words.quiz_answers) }, pandoc.Attr("ans-quiz", { "unnumbered" })))
-    for _, b in ipairs(key) do doc.blocks:insert(b) end
+    blocks:insert(pandoc.Header(2, { pandoc.Str(C.words.quiz_answers) }, pandoc.Attr("ans-quiz", { "unnumbered" })))
+    for _, b in ipairs(key) do blocks:insert(b) end
   end
+  return blocks
+end
+
+local function write_appendix(doc, key, start)
+  local blocks = appendix_blocks(key)
+  if #blocks == 0 then return doc end
+  if start then doc.blocks:insert(start) end
+  doc.blocks:extend(blocks)
   return doc
 end
 
+-- The appendix in the format's form; `appendix_blocks(key)` gives its blocks (none when there is
+-- nothing to answer).
 local render_appendix = C.renderer("appendix", {
   revealjs = function(doc, key) return doc end,
   typst = function(doc, key) return write_appendix(doc, key, pandoc.RawBlock("typst", "#answers-start()")) end,
@@ -76,7 +92,7 @@ local function question(div)
   local heading = pandoc.Strong({ pandoc.Str(name .. (title and (" · " .. title) or "")) })
   table.insert(kept, 1, pandoc.Para({ heading }))
 
-  return render_question(div, kind, name, kept, solutions)
+  return render_question(div, kind, name, kept, solutions, function() to_appendix(kind, name, solutions) end)
 end
 
 return {
@@ -91,6 +107,6 @@ return {
         return {}
       end
     end })
-    return render_appendix(doc, key)
+    return render_appendix(doc, key, appendix_blocks)
   end,
 }

@@ -60,10 +60,12 @@ end
 local function alt_text(fig, image)
   local alt = image.attributes["fig-alt"]
   if alt and alt ~= "" then return alt end
-  alt = pandoc.utils.stringify(image.caption)
-  if alt ~= "" then return alt end
+  -- (Under Quarto an image keeps its caption only in a block the page shows and Quarto hid, read
+  -- as written: the output's description comes first there, as scripts/render's emitter puts it.)
   alt = C.quarto and pdf_figures.description_for(image.src)
   if alt then return alt end
+  alt = pandoc.utils.stringify(image.caption)
+  if alt ~= "" then return alt end
   alt = pandoc.utils.stringify(pandoc.utils.blocks_to_inlines(fig.caption.long or {}))
   local numbered = alt:match("^" .. C.words.figure .. " [^ ]+ — (.*)$")
   return numbered or alt
@@ -188,11 +190,19 @@ local render_math = C.renderer("math", {
   default = keep,
 })
 
--- Highlighted lines (`code-line-numbers`, already taken out of the code block's attributes):
--- reveal.js reads data-line-numbers; a page has nothing to step through.
+-- Highlighted lines (`code-line-numbers`): reveal.js reads data-line-numbers; a printed page has
+-- nothing to step through. Quarto converts the attribute itself for its deck and handout.
 local render_line_numbers = C.renderer("line_numbers", {
-  revealjs = function(el, spec) el.attributes["data-line-numbers"] = spec end,
-  default = keep,
+  revealjs = function(el, spec)
+    if C.quarto then return el end
+    el.attributes["code-line-numbers"] = nil
+    el.attributes["data-line-numbers"] = spec
+    return el
+  end,
+  default = function(el, spec)
+    if not C.quarto then el.attributes["code-line-numbers"] = nil end
+    return el
+  end,
 })
 
 -- Any image of an output (a figure or not) takes its PDF rendering in Quarto's handout.
@@ -206,22 +216,24 @@ local render_image = C.renderer("image", {
   default = keep,
 })
 
+-- Screen readers get the figure's description, not the caption a second time.
+local function described(fig, image_classes)
+  return fig:walk({ Image = function(img)
+    local alt = alt_text(fig, img)
+    img.caption = pandoc.Inlines(alt)
+    -- Quarto writes the img's alt from fig-alt (and drops the caption); pandoc from the caption.
+    if C.quarto then img.attributes["fig-alt"] = alt else img.attributes["fig-alt"] = nil end
+    for _, cls in ipairs(image_classes or {}) do img.classes:insert(cls) end
+    return img
+  end })
+end
+
 local render_figure = C.renderer("figure", {
   typst = figure_typst,
-  revealjs = function(fig)
-    -- One figure per slide is the slide's content, not a picture to stretch (Quarto would
-    -- otherwise replace the figure by a stretched image and a caption paragraph).
-    -- Screen readers get the figure's description, not the caption a second time.
-    return fig:walk({ Image = function(img)
-      local alt = alt_text(fig, img)
-      img.caption = pandoc.Inlines(alt)
-      -- Quarto writes the img's alt from fig-alt (and drops the caption); pandoc from the caption.
-      if C.quarto then img.attributes["fig-alt"] = alt else img.attributes["fig-alt"] = nil end
-      if C.quarto then img.classes:insert("nostretch") end
-      return img
-    end })
-  end,
-  default = keep,
+  -- One figure per slide is the slide's content, not a picture to stretch (Quarto would
+  -- otherwise replace the figure by a stretched image and a caption paragraph).
+  revealjs = function(fig) return described(fig, C.quarto and { "nostretch" } or {}) end,
+  default = described,
 })
 
 -- Quarto reads a cell's `class-output` from the notebook onto the cell but leaves the printed text
@@ -249,19 +261,17 @@ return {
       return render_output(el)
     end
     if C.quarto and C.has_class(el, "cell") then return quarto_class_output(el) end
+    -- (Quarto has made its Callout node of every callout it read; a callout div left is one that
+    -- Quarto hid and visibility.lua showed, as written.)
     local kind = callout_kind(el)
-    if kind and not C.quarto then return callout(el, kind, CALLOUT_TITLES[kind] or kind) end
+    if kind and not C.has_class(el, "callout") then return callout(el, kind, CALLOUT_TITLES[kind] or kind) end
     for cls, title in pairs(BOXES) do
       if C.has_class(el, cls) then return callout(el, cls, title) end
     end
   end,
   CodeBlock = function(el)
-    -- Quarto converts code-line-numbers itself.
     local spec = el.attributes["code-line-numbers"]
-    if spec and not C.quarto then
-      el.attributes["code-line-numbers"] = nil
-      render_line_numbers(el, spec)
-    end
+    if spec then return render_line_numbers(el, spec) end
     return el
   end,
   Image = render_image,

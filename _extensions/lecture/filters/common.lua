@@ -9,6 +9,7 @@ M.format = FORMAT
 -- The extension's folder, from this file's own path (under Quarto, PANDOC_SCRIPT_FILE is Quarto's
 -- main filter by the time lecture.lua requires this module).
 local extension_dir = debug.getinfo(1, "S").source:gsub("^@", ""):match("(.*[/\\])filters[/\\][^/\\]*$") or "./"
+M.extension_dir = extension_dir
 
 -- The Bengali words the products show, read from the one file the Python side reads too
 -- (_extensions/lecture/words.json; lecturekit/words.py).
@@ -82,8 +83,17 @@ local function format_renderers(format)
 end
 
 local format_file  -- loaded at the first renderer asked for (its renderers may use this module)
+local named = {}  -- every filter's renderer table, by renderer name
+
+-- Another format's renderer of the same block, for a format file that draws a block as one of our
+-- formats does and then adds to it: `C.renderer_of("stepper", "default")`.
+function M.renderer_of(name, format)
+  local renderers = named[name]
+  return renderers and (renderers[format] or renderers.default)
+end
 
 function M.renderer(name, renderers)
+  named[name] = renderers
   format_file = format_file or format_renderers(M.format)
   local fn = renderers[M.format] or format_file[name] or renderers.default
   if fn then return fn end

@@ -62,12 +62,26 @@ local function reference(cite)
   return out
 end
 
+-- A figure shown twice (the page folds an answer in place and prints it in the appendix): the
+-- copy, marked `copy-of`, is not counted and takes its original's number.
+local function copy(fig)
+  local of = fig.attributes["copy-of"]
+  if not of then return nil end
+  fig.attributes["copy-of"] = nil
+  if numbers[of] then
+    local prefix = pandoc.Inlines({ pandoc.Strong({ pandoc.Str(label(of)) }), pandoc.Str(" — ") })
+    prefix:extend(as_inlines(fig.caption.long))
+    fig.caption.long = { pandoc.Plain(prefix) }
+  end
+  return fig
+end
+
 -- Three passes: the episode first (pandoc visits Meta after the blocks), then numbering in document
--- order, then the references, which may come before the figure they name.
+-- order, then the references and copies, which may come before the figure they name.
 return {
   { Meta = function(meta)
       if meta.episode then episode = tonumber(pandoc.utils.stringify(meta.episode)) end
     end },
   { Figure = figure, FloatRefTarget = float },
-  { Cite = reference },
+  { Cite = reference, Figure = copy },
 }

@@ -16,4 +16,5 @@ Modules, one concern each:
   gate          the check inside scripts/render and Quarto's pre-render
   envs          the same lecture under a second interpreter: the upgrade report
   report        the text report; html_report: the side-by-side HTML report
+  markdown_report  the report in Markdown, for a CI job summary
 """

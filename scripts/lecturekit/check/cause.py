@@ -32,7 +32,7 @@ def digest(obj: Any) -> str:
 
 def code_digests(cells: Sequence[CellRun], code_dir: Path) -> dict[str, CodeDigests]:
     """Label -> {"cell": digest of its code, "before": digest of code/ and every earlier cell's code}."""
-    chain = hashlib.sha256(json.dumps(cache.file_digests(code_dir)).encode())
+    chain = hashlib.sha256(json.dumps(cache.code_digests(code_dir)).encode())
     found: dict[str, CodeDigests] = {}
     for cell in cells:
         if cell.label:
@@ -44,9 +44,10 @@ def code_digests(cells: Sequence[CellRun], code_dir: Path) -> dict[str, CodeDige
 def project_files(project_root: Path, code_dir: Path, lecture_root: Path) -> dict[str, str]:
     """Path relative to the project -> short digest, of every file under code/ and the lecture folder."""
     found: dict[str, str] = {}
-    for folder in (code_dir, lecture_root):
+    for folder, digests in ((code_dir, cache.code_digests(code_dir, skip_suffixes=(".pyc",))),
+                            (lecture_root, cache.file_digests(lecture_root, skip_suffixes=(".pyc",)))):
         rel = os.path.relpath(folder, project_root)
-        for name, sha in cache.file_digests(folder, skip_suffixes=(".pyc",)):
+        for name, sha in digests:
             found[f"{rel}/{name}"] = sha[:12]
     return found
 

@@ -23,15 +23,16 @@ rewrites every entry (versions, digests); a check that passes refreshes the dige
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
 
 import yaml
 
+from lecturekit import schema, yamlio
 from lecturekit.errors import LectureError
-from lecturekit.fsutil import write_atomic
+from lecturekit.fsutil import read_source, write_atomic
+from lecturekit.yamlio import key_lines, yaml_error_line, yaml_error_text
 from .cause import fingerprint
 from .normalise import Item
 from .records import CodeDigests, Entry, ProseRecord, Versions
@@ -39,7 +40,8 @@ from .records import CodeDigests, Entry, ProseRecord, Versions
 HEADER = ("# Expected outputs of lecture {name}, one entry per cell that produces output, keyed by its\n"
           "# label, with the versions they were recorded under. Checked by `scripts/check {name}`;\n"
           "# `scripts/check {name} --accept` records the new outputs and rewrites every entry.\n")
-TOP_KEY = re.compile(r"^[^\s#\-.]")
+# An expectations file larger than this is refused unread (lecture 09's is 110 kB).
+MAX_BYTES = 20_000_000
 FILES, PROSE = "_files", "_prose"  # top-level keys that are not cell labels
 
 
@@ -86,13 +88,6 @@ def _dump(data: Any) -> str:
     return text[:-4] if text.endswith("\n...\n") else text
 
 
-def _key_of(line: str) -> str:
-    """The top-level key a line starts (an entry's first line: `label:` or `_files: {…}`)."""
-    if line.startswith((FILES + ":", PROSE + ":")):
-        return line.split(":", 1)[0]
-    return str(next(iter(yaml.safe_load(line.rstrip("\n") + " null") or {None: 0})))
-
-
 class Expectations:
     """One lecture's expectations file: entries by label, and each entry's text as written."""
 
@@ -106,42 +101,55 @@ class Expectations:
         self.prose: list[Any] = []
         self.chunks: dict[str, str] = {}  # label -> the entry's text in the file
         self.exists = self.path.exists()
+        self.text: str | None = None  # the file as read (None: there was none)
         if self.exists:
             self._read()
 
-    def _read(self) -> None:
-        text = self.path.read_text(encoding="utf-8")
+    def changed_on_disk(self) -> bool:
+        """Whether the file is no longer what was read (a cell of the lecture wrote to it)."""
         try:
-            data = yaml.safe_load(text) or {}
+            now: str | None = self.path.read_bytes().decode("utf-8", "replace")
+        except FileNotFoundError:
+            now = None
+        return now != self.text
+
+    def put_back(self) -> None:
+        """The file as it was read (or no file, when there was none)."""
+        if self.text is None:
+            self.path.unlink(missing_ok=True)
+        else:
+            self._write_text(self.text)
+
+    def _read(self) -> None:
+        """Read the file as --accept writes it. Anything else (bytes that are not UTF-8, YAML that
+        does not parse, anchors and aliases, a flow-style mapping, entries of the wrong shape) is a
+        LectureError at its line: that lecture fails with one line, the others go on."""
+        advice = f"(delete it and record the outputs again: scripts/check {self.lecture_name} --accept)"
+        text = self.text = read_source(self.path, limit=MAX_BYTES)
+        try:
+            data = yamlio.load(text) or {}
+            top = yaml.compose(text, Loader=yamlio.LOADER)
         except yaml.YAMLError as err:
-            mark = getattr(err, "problem_mark", None)
-            raise LectureError(f"malformed YAML: {getattr(err, 'problem', err)}", self.path,
-                               mark.line + 1 if mark else None) from None
-        if not isinstance(data, dict):
-            raise LectureError("expectations must be a mapping from cell label to entry", self.path, 1)
+            raise LectureError(f"malformed YAML: {yaml_error_text(err)} {advice}", self.path,
+                               yaml_error_line(err) + 1) from None
+        if not isinstance(data, dict) or not isinstance(top, (yaml.MappingNode, type(None))):
+            raise LectureError(f"expectations must be a mapping from cell label to entry {advice}", self.path, 1)
+        if top is not None and top.flow_style:
+            raise LectureError(f"written as one YAML flow mapping ({{…}}); the file is block style, one entry "
+                               f"per label, as --accept writes it {advice}", self.path, top.start_mark.line + 1)
+        schema.check(data, "expectations", self.path, key_lines(text), what="expectation", line=1)
         self.files = data.pop(FILES, None) or {}
         self.prose = data.pop(PROSE, None) or []
-        if not isinstance(self.files, dict) or not isinstance(self.prose, list):
-            raise LectureError(f"'{FILES}' must be a mapping and '{PROSE}' a list", self.path)
-        for label, entry in data.items():
-            if not isinstance(entry, dict) or not isinstance(entry.get("outputs", []), list):
-                raise LectureError(f"entry '{label}' must hold 'versions' and a list 'outputs'", self.path)
-        # Checked just above: a mapping with a list of outputs (the items are compared as they are).
+        # Checked just above: each entry a mapping with a list of outputs.
         self.entries = {str(k): cast(Entry, v) for k, v in data.items()}
-        header: list[str] = []
-        lines: list[str] = []
-        current: str | None = None
-        for line in text.splitlines(keepends=True):
-            if TOP_KEY.match(line):
-                if current is not None:
-                    self.chunks[current] = "".join(lines)
-                current, lines = _key_of(line), []
-            (header if current is None else lines).append(line)
-        if current is not None:
-            self.chunks[current] = "".join(lines)
+        # Each entry's text as written, from its key's line to the next key's (or the end).
+        lines = text.splitlines(keepends=True)
+        starts = [(key.start_mark.line, str(key.value)) for key, _value in (top.value if top else [])]
+        self.header = "".join(lines[:starts[0][0]]) if starts else text
+        for (first, key), (after, _next) in zip(starts, [*starts[1:], (len(lines), "")]):
+            self.chunks[key] = "".join(lines[first:after])
         self.chunks.pop(FILES, None)
         self.chunks.pop(PROSE, None)
-        self.header = "".join(header)
 
     def get(self, label: str) -> Entry | None:
         return self.entries.get(label)
@@ -197,3 +205,4 @@ class Expectations:
 
     def _write_text(self, text: str) -> None:
         write_atomic(self.path, text.encode("utf-8"))
+        self.text = text

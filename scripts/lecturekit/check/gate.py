@@ -17,7 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from lecturekit.errors import LectureError
 from lecturekit.execute.build import ExecutedLecture
+from .expectations import Expectations
 from .accept import accept as accept_all
 from .report import lecture_report
 from .run import check_execution, expected_path, record_new
@@ -38,12 +40,40 @@ def accept_command(name: str) -> str:
             f"(or accept and render in one step: scripts/render {name} --accept)")
 
 
-def gate(project: Project, execution: ExecutedLecture, *, accept: bool = False) -> Verdict:
+def expectations_before(project: Project, name: str) -> Expectations | None:
+    """The lecture's expectations as they are before its cells run (None: it has none yet), so that
+    a cell writing to tests/expected/ cannot decide what it is compared with. A damaged file is
+    the lecture's LectureError, at its line."""
+    path = expected_path(project, name)
+    return Expectations(path, name) if path.exists() else None
+
+
+def gate(project: Project, execution: ExecutedLecture, *, accept: bool = False,
+         expectations: Expectations | None | bool = True) -> Verdict:
+    """`expectations`: as expectations_before read them before the cells ran (True: read them now,
+    the execution came from the cache)."""
     name = execution.lecture.name
-    if not expected_path(project, name).exists():
+    try:
+        store = expectations_before(project, name) if expectations is True else expectations or None
+    except LectureError as err:  # a damaged expectations file: this lecture's error, in one line
+        return Verdict(False, [], str(err))
+    if expectations is not True:
+        # Read before the cells ran: a cell that wrote to the file must not decide what the next
+        # render (from the cache) compares with. Its bytes are put back as they were.
+        path = expected_path(project, name)
+        written = store.changed_on_disk() if store else path.exists()
+        if written:
+            if store:
+                store.put_back()
+            else:
+                path.unlink()
+            return Verdict(False, [], f"[{name}] a cell of the lecture wrote to tests/expected/{name}.yaml while "
+                                      "it ran; the file is put back as it was before the cells ran (a cell must "
+                                      "not change its own expectations: accept with scripts/check --accept)")
+    if store is None:
         return Verdict(True, [f"[{name}] outputs not checked: no tests/expected/{name}.yaml yet; after looking "
                               f"at them, record them: scripts/check {name} --accept"])
-    checked = check_execution(project, execution)
+    checked = check_execution(project, execution, expectations=store)
     notes: list[str] = []
     if accept and checked.failed:
         taken = accept_all(checked, project.root)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lecturekit.errors import LectureError
 from lecturekit.execute.record import CellRun, ClaimResult, Execution, ProseRun
 from lecturekit.execute.build import ExecutedLecture, execute_lecture
 from .cause import changed_files, code_digests, explain, project_files
@@ -316,9 +317,18 @@ def check_lecture(project: Project, lecture_dir: Path, *, fresh: bool = False,
                   update: bool = True) -> Checked:
     """Execute (or load from the cache) and compare one lecture."""
     started = time.perf_counter()
+    # Read before the cells run: a cell may write to tests/expected/ (it is code), and must not
+    # be able to decide what it is compared with.
+    name = lecture_dir.name
+    store = Expectations(expected_path(project, name, expected_dir), name)
     execution = execute_lecture(project, lecture_dir, fresh=fresh, progress=progress, write=False)
     assert execution is not None  # only a cached_only execution can be None
-    return check_execution(project, execution, expected_dir=expected_dir, started=started, update=update)
+    if store.changed_on_disk():
+        store.put_back()
+        raise LectureError(f"a cell of the lecture wrote to this file while it ran; it is put back as it was "
+                           f"before the cells ran (accept with scripts/check {name} --accept)", store.path)
+    return check_execution(project, execution, expected_dir=expected_dir, started=started, update=update,
+                           expectations=store)
 
 
 def new_checked(project: Project, execution: ExecutedLecture, store: Expectations) -> Checked:
@@ -331,14 +341,17 @@ def new_checked(project: Project, execution: ExecutedLecture, store: Expectation
 
 
 def check_execution(project: Project, execution: ExecutedLecture, *, expected_dir: Path | None = None,
-                    started: float | None = None, update: bool = True) -> Checked:
+                    started: float | None = None, update: bool = True,
+                    expectations: Expectations | None = None) -> Checked:
     """Compare one executed lecture (in memory) with its expectations; `update`: refresh the recorded
-    digests and prose when it passes."""
+    digests and prose when it passes. `expectations`: the file as read before the lecture's cells
+    ran (read now when not given: the execution came from the cache, or nothing ran since)."""
     started = time.perf_counter() if started is None else started
     readers.forget_sources()
     record = execution.record
     name = execution.lecture.name
-    checked = Checked(name=name, expectations=Expectations(expected_path(project, name, expected_dir), name),
+    store = expectations or Expectations(expected_path(project, name, expected_dir), name)
+    checked = Checked(name=name, expectations=store,
                       record=record, from_cache=execution.from_cache, seconds=0.0,
                       fresh_seconds=fresh_seconds(execution.timings),
                       digests=code_digests(record.cells, project.code_dir),

@@ -4,6 +4,8 @@
   scripts/bench --lecture 09-nn-module   only that lecture (repeatable)
   scripts/bench --source DIR             lectures, code and expectations from another project
   scripts/bench --scale 10 30 91         the course sizes to build (91: the whole course; minutes on 2 cores)
+  scripts/bench --scale-jobs 1 2         the worker counts each course is built with (default: 1 and 2)
+  scripts/bench --repeat 5               runs of each no-change render (the median is the number)
   scripts/bench --skip-lecture           only the course table;  --skip-scale: only the lectures
   scripts/bench --skip-quarto            no `quarto render` column (it runs when $QUARTO or a quarto on PATH exists)
   scripts/bench --skip-preview           no scripts/preview measurement;  --preview-only: only it
@@ -60,6 +62,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--scale", type=int, nargs="+", default=[10, 30], metavar="N",
                         help="synthetic course sizes (default: 10 30)")
     parser.add_argument("--jobs", type=int, default=None, help="render --jobs (default: the core count)")
+    parser.add_argument("--scale-jobs", type=int, nargs="+", default=[1, 2], metavar="N",
+                        help="render --jobs for the synthetic courses, each built once per count (default: 1 2)")
+    parser.add_argument("--repeat", type=int, default=5, metavar="N",
+                        help="runs of each synthetic course's no-change render; the median is reported (default: 5)")
     parser.add_argument("--skip-lecture", action="store_true", help="no single-lecture measurements")
     parser.add_argument("--skip-scale", action="store_true", help="no synthetic-course measurements")
     parser.add_argument("--skip-quarto", action="store_true", help="no `quarto render` measurements")
@@ -84,12 +90,13 @@ class Run:
                  ok: tuple[int, ...] = (0,)) -> None:
         self.command, self.cwd, self.env, self.ok = command, cwd, env, ok
         self.seconds = 0.0
+        self.cpu_seconds = 0.0  # user + system time of the whole process tree: what the load does not change
         self.peak_tree = self.peak_single = 0
         self.returncode: int | None = None
         self.stdout = self.stderr = ""
 
     def __call__(self) -> Run:
-        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         proc = subprocess.Popen(self.command, cwd=self.cwd, env=self.env,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -99,8 +106,10 @@ class Run:
         self.seconds = time.perf_counter() - started
         sampler.join()
         self.returncode, self.stdout, self.stderr = proc.returncode, out, err
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        self.cpu_seconds = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
         # ru_maxrss of children: the largest single descendant (KB on Linux); only a new maximum shows.
-        self.peak_single = max(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, before) * 1024
+        self.peak_single = max(after.ru_maxrss, before.ru_maxrss) * 1024
         if self.returncode not in self.ok:
             raise SystemExit(f"bench: {' '.join(map(str, self.command))} failed in {self.cwd}:\n{err[-3000:]}")
         return self
@@ -518,45 +527,123 @@ def table(numbers: dict[str, Any]) -> str:
             lines.append(f"| {label} | {mine} | {theirs} |")
         lines.append("")
     if numbers.get("scale"):
-        lines += ["**Synthetic courses** (3-cell lectures, no torch; `scripts/render --jobs "
-                  f"{numbers['jobs']}`)", "", "| lectures | cold | no change | one lecture's code changed | "
-                  "one prose fix |", "|--:|--:|--:|--:|--:|"]
-        for row in numbers["scale"]:
-            lines.append(f"| {row['count']} | {row['cold']:.1f} s | {row['no_change']:.1f} s | "
-                         f"{row['one_changed']:.1f} s | {row['prose']:.1f} s |")
-        lines.append("")
+        lines += scale_table(numbers["scale"])
     return "\n".join(lines)
 
 
 # ---- scale ---------------------------------------------------------------------------------------
 
+def scale_table(rows: list[dict[str, Any]]) -> list[str]:
+    """Markdown: one row per course size and worker count; the no-change column is a median."""
+    lines = ["**Synthetic courses** (3-cell lectures, no torch, expectations recorded; `scripts/render --jobs N`)", "",
+             "| lectures | workers | cold | no change (median) | no change, CPU (median) | one lecture's code "
+             "changed | one prose fix | load average (1 min) |", "|--:|--:|--:|--:|--:|--:|--:|--:|"]
+    for row in rows:
+        lines.append(f"| {row['count']} | {row['jobs']} | {row['cold']:.1f} s | {row['no_change']:.2f} s "
+                     f"({len(row['no_change_runs'])} runs) | {row.get('no_change_cpu', float('nan')):.2f} s | "
+                     f"{row['one_changed']:.1f} s | {row['prose']:.1f} s | "
+                     f"{row['load_before'][0]:.1f} → {row['load_after'][0]:.1f} |")
+    return lines + [""]
+
+
+def growth(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """Per worker count: what each lecture more costs, between consecutive course sizes (no change and
+    cold). A render that reads something once per lecture per lecture shows a larger step between the
+    larger sizes; one that grows with the lectures keeps the steps alike."""
+    found: dict[str, dict[str, float]] = {}
+    for jobs in sorted({row["jobs"] for row in rows}):
+        mine = sorted((row for row in rows if row["jobs"] == jobs), key=lambda row: row["count"])
+        for a, b in zip(mine, mine[1:]):
+            span = b["count"] - a["count"]
+            found[f"jobs {jobs}: {a['count']} → {b['count']}"] = {
+                key: (b[key] - a[key]) / span for key in ("no_change", "no_change_cpu", "cold") if key in a and key in b}
+    return found
+
+
+def scale_plot(rows: list[dict[str, Any]], path: Path) -> Path:
+    """Cold and no-change render time against the number of lectures, one line per worker count (and
+    the no-change render's CPU time, which the machine's load does not change), with the smallest
+    course's CPU time scaled linearly beside it. SVG without a date: the same
+    numbers give the same file."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    plt.rcParams["svg.hashsalt"] = "lecturekit-scale"
+    fig, (cold_ax, same_ax) = plt.subplots(1, 2, figsize=(9, 3.6), layout="constrained")
+    for jobs in sorted({row["jobs"] for row in rows}):
+        mine = sorted((row for row in rows if row["jobs"] == jobs), key=lambda row: row["count"])
+        counts = [row["count"] for row in mine]
+        cold_ax.plot(counts, [row["cold"] for row in mine], marker="o", label=f"{jobs} worker{'s' * (jobs > 1)}")
+        same_ax.errorbar(counts, [row["no_change"] for row in mine],
+                         yerr=[[row["no_change"] - min(row["no_change_runs"]) for row in mine],
+                               [max(row["no_change_runs"]) - row["no_change"] for row in mine]],
+                         marker="o", capsize=3, label=f"{jobs} worker{'s' * (jobs > 1)} (median, min–max)")
+        if all("no_change_cpu" in row for row in mine):
+            same_ax.plot(counts, [row["no_change_cpu"] for row in mine], linestyle="--", marker=".",
+                         color=same_ax.lines[-1].get_color(), label=f"{jobs} worker{'s' * (jobs > 1)}: CPU time (median)")
+        if jobs == min(row["jobs"] for row in rows) and mine:
+            # What growing with the number of lectures allows: the smallest course's CPU time (the
+            # measure the load leaves alone), scaled by the lectures.
+            first = mine[0]
+            base = first.get("no_change_cpu", first["no_change"])
+            same_ax.plot(counts, [base * n / first["count"] for n in counts], linestyle=":", color="grey",
+                         label=f"CPU time, linear from {first['count']} lectures")
+    cold_ax.set(title="cold: nothing cached", xlabel="lectures", ylabel="seconds")
+    same_ax.set(title="no change: run again", xlabel="lectures", ylabel="seconds")
+    same_ax.axhline(10, color="firebrick", linewidth=0.8, linestyle="--", label="10 s")
+    for ax in (cold_ax, same_ax):
+        ax.set_xlim(left=0)
+        ax.set_ylim(bottom=0)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8, loc="upper left")
+    # The measured runs, the 10 s line and, above them, the legend in view.
+    same_ax.set_ylim(top=max(15.0, 1.8 * max(max(row["no_change_runs"]) for row in rows)))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, metadata={"Date": None})
+    plt.close(fig)
+    return path
+
+
 def bench_scale(args: argparse.Namespace, tmp: Path, numbers: dict[str, Any]) -> None:
-    jobs = args.jobs or os.cpu_count() or 1
-    numbers["jobs"] = jobs
-    print(f"== synthetic courses (3-cell lectures, no torch), --jobs {jobs} ==", flush=True)
-    rows = []
-    for count in args.scale:
-        builder = synthetic_course(tmp / f"course-{count}", count)
-        project = builder.root
-        cold = render(project, "--jobs", str(jobs))
-        same = render(project, "--jobs", str(jobs))
-        write_synthetic(builder, 1, width=9)  # one lecture's code changed: it executes again
-        one = render(project, "--jobs", str(jobs))
-        index = project / "lectures" / "02-synthetic" / "index.qmd"
-        index.write_text(index.read_text(encoding="utf-8").replace("ছোট একটি", "একটি ছোট"), encoding="utf-8")
-        prose = render(project, "--jobs", str(jobs))
-        rows.append({"count": count, "cold": cold.seconds, "cold_peak": cold.peak, "no_change": same.seconds,
-                     "no_change_peak": same.peak, "one_changed": one.seconds, "one_changed_peak": one.peak,
-                     "prose": prose.seconds, "prose_peak": prose.peak})
-        print(f"  {count} lectures: cold {cold.seconds:.1f} s ({mb(cold.peak)}), no change {same.seconds:.1f} s, "
-              f"one changed {one.seconds:.1f} s, one prose fix {prose.seconds:.1f} s", flush=True)
-        if not args.keep:
-            shutil.rmtree(project, ignore_errors=True)
+    """Each course size built once per worker count from nothing: cold, then (expectations recorded,
+    as a course has them) no change `--repeat` times, one lecture's code changed (accepted), one prose fix."""
+    print(f"== synthetic courses (3-cell lectures, no torch) of {args.scale} lectures, "
+          f"--jobs {args.scale_jobs} ==", flush=True)
+    rows: list[dict[str, Any]] = []
     numbers["scale"] = rows
-    if len(rows) >= 2:
-        a, b = rows[0], rows[-1]
-        span = b["count"] - a["count"]
-        numbers["growth_per_lecture"] = {k: (b[k] - a[k]) / span for k in ("cold", "no_change", "one_changed")}
+    for count in args.scale:
+        for jobs in args.scale_jobs:
+            builder = synthetic_course(tmp / f"course-{count}-{jobs}", count)
+            project = builder.root
+            workers = ("--jobs", str(jobs))
+            load_before = list(os.getloadavg())
+            cold = render(project, *workers)
+            check(project, "--accept")  # the expectations a course keeps (not timed)
+            same = [render(project, *workers) for _ in range(args.repeat)]
+            write_synthetic(builder, 1, width=9)  # one lecture's code changed: it executes again
+            one = render(project, *workers, "--accept")
+            index = project / "lectures" / "02-synthetic" / "index.qmd"
+            if index.exists():
+                index.write_text(index.read_text(encoding="utf-8").replace("ছোট একটি", "একটি ছোট"), encoding="utf-8")
+            prose = render(project, *workers)
+            runs = [run.seconds for run in same]
+            cpu = [run.cpu_seconds for run in same]
+            rows.append({"count": count, "jobs": jobs, "cold": cold.seconds, "cold_peak": cold.peak,
+                         "no_change": median(runs), "no_change_runs": runs, "cold_cpu": cold.cpu_seconds,
+                         "no_change_cpu": median(cpu), "no_change_cpu_runs": cpu,
+                         "no_change_peak": max(run.peak for run in same), "one_changed": one.seconds,
+                         "prose": prose.seconds, "load_before": load_before, "load_after": list(os.getloadavg())})
+            print(f"  {count} lectures, {jobs} worker(s): cold {cold.seconds:.1f} s ({mb(cold.peak)}), no change "
+                  f"{median(runs):.2f} s (median of {len(runs)}: {', '.join(f'{r:.2f}' for r in runs)}; "
+                  f"CPU {median(cpu):.2f} s), "
+                  f"one changed {one.seconds:.1f} s, one prose fix {prose.seconds:.1f} s; "
+                  f"load {load_before[0]:.1f} → {rows[-1]['load_after'][0]:.1f}", flush=True)
+            if not args.keep:
+                shutil.rmtree(project, ignore_errors=True)
+            numbers["growth_per_lecture"] = growth(rows)
+            save(args, numbers)
+    if rows:
+        numbers["scale_plot"] = str(scale_plot(rows, args.out / "scale.svg"))
 
 
 def machine() -> dict[str, Any]:
@@ -564,7 +651,9 @@ def machine() -> dict[str, Any]:
     model = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                   if line.startswith("model name")), platform.processor()) if Path("/proc/cpuinfo").exists() else ""
     return {"cores": os.cpu_count(), "cpu": model, "python": platform.python_version(),
-            "load_average_start": list(os.getloadavg())}
+            "load_average_start": list(os.getloadavg()),
+            # Without it, every command compiles the kit again (about 1 s here): say which was measured.
+            "bytecode_cache": not os.environ.get("PYTHONDONTWRITEBYTECODE")}
 
 
 def save(args: argparse.Namespace, numbers: dict[str, Any]) -> str:

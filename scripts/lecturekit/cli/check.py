@@ -6,6 +6,7 @@
                                            (versions, digests, prose values; creates the file the first time)
   scripts/check --accept LABEL ...         record only these cells' outputs
   scripts/check --compare-python PATH      the upgrade report: this environment vs another interpreter
+  scripts/check --markdown FILE            the report in Markdown too, appended to FILE (a CI job summary)
 
 Exit status 0 when every output and prose value is as expected and every claim holds (one line per
 lecture; a passing check refreshes the recorded file digests and prose values), 1 otherwise; with
@@ -24,10 +25,11 @@ from pathlib import Path
 from lecturekit.check.accept import accept, unknown_labels
 from lecturekit.check.envs import UNUSABLE, Comparison, UnusablePython, compare_environments, table, usable_python
 from lecturekit.check.html_report import write_check_report, write_compare_report
+from lecturekit.check.markdown_report import markdown_report
 from lecturekit.check.report import lecture_report, summary
 from lecturekit.check.run import Checked, check_lecture
 from lecturekit.errors import LectureError, run_command
-from lecturekit.execute.kernel import progress_printer
+from lecturekit.execute.cache import code_read_once
 from lecturekit.project import Project
 
 USAGE = __doc__ or ""  # the help text: this module's docstring
@@ -42,6 +44,7 @@ class Options:
     compare_python: str | None
     expected: str | None
     html: str | None
+    markdown: str | None
     quiet: bool
 
 
@@ -58,6 +61,8 @@ def parse_args(argv: Sequence[str]) -> Options:
     parser.add_argument("--expected", metavar="DIR", help="expectations folder (default: tests/expected)")
     parser.add_argument("--html", metavar="FILE", help="HTML report (default: _output/check-report.html, "
                                                         "or _output/compare-report.html)")
+    parser.add_argument("--markdown", metavar="FILE", help="append the report in Markdown to FILE "
+                                                           "(e.g. $GITHUB_STEP_SUMMARY)")
     parser.add_argument("--quiet", action="store_true", help="no per-cell progress lines")
     return Options(**vars(parser.parse_args(argv)))
 
@@ -98,9 +103,10 @@ def run_compare(args: Options, project: Project, say: Callable[[str], None]) -> 
 def run_check(args: Options, project: Project, say: Callable[[str], None]) -> int:
     expected_dir = Path(args.expected).resolve() if args.expected else None
     checkeds: list[Checked] = []
-    for lecture_dir in project.lectures(args.lectures):
-        checkeds.append(check_lecture(project, lecture_dir, fresh=args.fresh,
-                                      progress=None if args.quiet else say, expected_dir=expected_dir))
+    with code_read_once():  # code/ is read once for every lecture checked
+        for lecture_dir in project.lectures(args.lectures):
+            checkeds.append(check_lecture(project, lecture_dir, fresh=args.fresh,
+                                          progress=None if args.quiet else say, expected_dir=expected_dir))
     if args.accept is not None:
         if args.accept:
             unknown_labels(checkeds, args.accept)
@@ -112,6 +118,10 @@ def run_check(args: Options, project: Project, say: Callable[[str], None]) -> in
         report = lecture_report(checked)
         print(report + ("\n" if "\n" in report else ""))
     path = write_check_report(args.html or project.output_dir / "check-report.html", checkeds)
+    if args.markdown:
+        with open(os.path.join(os.environ.get("LECTUREKIT_CWD") or os.getcwd(), args.markdown), "a",
+                  encoding="utf-8") as out:
+            out.write(markdown_report(checkeds))
     text = summary(checkeds)
     if text:
         print(f"HTML report: {_rel(project, path)}")
@@ -121,7 +131,8 @@ def run_check(args: Options, project: Project, say: Callable[[str], None]) -> in
 
 def main(argv: Sequence[str] | None = None) -> int | None:
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    say = progress_printer()
+    def say(message: str) -> None:  # progress on stderr (the Jupyter client is imported only to execute)
+        print(message, file=sys.stderr, flush=True)
 
     def body() -> int:
         project = Project.find()

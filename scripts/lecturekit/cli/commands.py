@@ -32,3 +32,21 @@ def modtree(argv: list[str] | None = None) -> int:
     """`lecture-modtree`: the course's module-tree drawer (`code/modtree`)."""
     from lecturekit.cli.modtree import main
     return main(argv)
+
+
+def plan(argv: list[str] | None = None) -> int:
+    """`lecture-plan`: the lectures whose execution key has no entry in a cache, as JSON."""
+    from lecturekit.cli.plan import main
+    return main(argv)
+
+
+def gather(argv: list[str] | None = None) -> int:
+    """`lecture-gather`: products folders packed from rendered lectures, and placed into a project."""
+    from lecturekit.cli.gather import main
+    return main(argv)
+
+
+def gradgraph(argv: list[str] | None = None) -> int:
+    """`lecture-gradgraph`: the course's autograd-graph drawer (`code/gradgraph`)."""
+    from lecturekit.cli.gradgraph import main
+    return main(argv)

@@ -19,7 +19,6 @@ from dataclasses import asdict
 from lecturekit.course import builder as course
 from lecturekit.course import site
 from lecturekit.errors import LectureError, run_command
-from lecturekit.execute.kernel import progress_printer
 from lecturekit.project import Project
 from lecturekit.write.formats import FORMATS
 
@@ -48,7 +47,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def render(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    say = progress_printer()
+    say = course.progress_to_stderr
     started = time.perf_counter()
     project = Project.find()
     lecture_dirs = project.lectures(args.lectures)

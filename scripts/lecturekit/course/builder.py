@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lecturekit.course import pages, site
 from lecturekit.execute import cache
 from lecturekit.execute.build import ExecutedLecture, Lookup, complete, look_up
 from lecturekit.errors import LectureError
@@ -69,8 +70,9 @@ def theme_digest(project: Project) -> str:
     return h.hexdigest()
 
 
-def product_inputs(theme: str, nb_bytes: bytes, lecture_root: Path, fmt_name: str) -> str:
-    """The hash a product is written from: executed notebook, the lecture folder, theme, format."""
+def product_inputs(theme: str, nb_bytes: bytes, lecture_root: Path, fmt_name: str, links: bool = False) -> str:
+    """The hash a product is written from: executed notebook, the lecture folder, theme, format;
+    `links`: and the lecture's links to the rest of the course (the page shows them)."""
     h = hashlib.sha256()
     h.update(f"{theme}\0{fmt_name}\0".encode())
     h.update(hashlib.sha256(nb_bytes).digest())
@@ -79,6 +81,10 @@ def product_inputs(theme: str, nb_bytes: bytes, lecture_root: Path, fmt_name: st
     figures = lecture_figures_dir(Path(lecture_root).parent.parent, Path(lecture_root).name)
     if figures.is_dir():
         _digest_files(h, figures)
+    # What the lecture's page links to besides itself (course/pages.py): a new neighbour rewrites it.
+    path = pages.links_path(Path(lecture_root).parent.parent, Path(lecture_root).name)
+    if links and path.exists():
+        h.update(hashlib.sha256(path.read_bytes()).digest())
     return h.hexdigest()
 
 
@@ -146,10 +152,12 @@ class LectureResult:
     check: list[str] = field(default_factory=list)  # what the output check said (check/gate.py)
 
 
-def check_outputs(project: Project, execution: ExecutedLecture, result: LectureResult, accept: bool) -> bool:
-    """The outputs against tests/expected/ before anything is written; False stops the lecture."""
+def check_outputs(project: Project, execution: ExecutedLecture, result: LectureResult, accept: bool,
+                  expectations: Any = True) -> bool:
+    """The outputs against tests/expected/ before anything is written; False stops the lecture.
+    `expectations`: as read before the cells ran (check/gate.py: expectations_before)."""
     from lecturekit.check.gate import gate
-    verdict = gate(project, execution, accept=accept)
+    verdict = gate(project, execution, accept=accept, expectations=expectations)
     result.check = verdict.notes
     if not verdict.ok:
         result.error = verdict.report
@@ -167,7 +175,8 @@ def write_products(project: Project, execution: ExecutedLecture, formats: list[F
     write_figures(execution.notebook, project.root, name)
     manifest = Manifest(project, name)
     if inputs is None or not all(fmt.name in inputs for fmt in formats):
-        inputs = {fmt.name: product_inputs(theme, data, execution.lecture.root, fmt.name) for fmt in formats}
+        inputs = {fmt.name: product_inputs(theme, data, execution.lecture.root, fmt.name, fmt.course_links)
+                  for fmt in formats}
     todo = [fmt for fmt in formats if force or not manifest.fresh(fmt, inputs[fmt.name])]
     result.skipped = [fmt.name for fmt in formats if fmt not in todo]
     if not todo:
@@ -229,10 +238,22 @@ def plan(project: Project, lecture_dirs: Iterable[Path], format_names: list[str]
     (when cached) assembled here, once. No kernel is started here."""
     plans = []
     formats = [FORMATS[n] for n in format_names]
+    lecture_dirs = list(lecture_dirs)
+    read: dict[Path, Lookup | LectureError] = {}
     for lecture_dir in lecture_dirs:
         try:
             check_lecture_name(lecture_dir)
-            found = look_up(project, lecture_dir, fresh=fresh, versions=versions)
+            read[lecture_dir] = look_up(project, lecture_dir, fresh=fresh, versions=versions)
+        except LectureError as err:
+            read[lecture_dir] = err
+    # What each lecture's page links to (its neighbours' titles), from the front matters just read:
+    # an input of its products, written before they are decided.
+    site.write_page_links(project, lecture_dirs, {d.name: f.lecture.meta for d, f in read.items() if isinstance(f, Lookup)})
+    for lecture_dir in lecture_dirs:
+        try:
+            found = read[lecture_dir]
+            if isinstance(found, LectureError):
+                raise found
             # A format option nobody can write fails now, not after a kernel has run.
             check_format_options(project, found.lecture)
             execution = None if found.cached is None else complete(project, found)
@@ -254,7 +275,8 @@ def plan(project: Project, lecture_dirs: Iterable[Path], format_names: list[str]
                 stale = ["notebook"]
         else:
             manifest = Manifest(project, name)
-            inputs = {fmt.name: product_inputs(theme, data, execution.lecture.root, fmt.name) for fmt in formats}
+            inputs = {fmt.name: product_inputs(theme, data, execution.lecture.root, fmt.name, fmt.course_links)
+                      for fmt in formats}
             stale = [fmt.name for fmt in formats if force or not manifest.fresh(fmt, inputs[fmt.name])]
         checked = None
         if not stale:  # nothing to write: the output check still runs (tests/expected may have changed)
@@ -279,15 +301,18 @@ def build_lecture(root: Path, planned: Plan, format_names: list[str], *, fresh: 
         # One render at a time per lecture (a second one waits, then finds the execution cached).
         with project.lecture_lock(result.name, progress=progress_to_stderr):
             execution = planned.executed
+            expected: Any = True
             if execution is None:
                 if planned.found is None:
                     raise LectureError("nothing planned to build", planned.lecture_dir)
+                from lecturekit.check.gate import expectations_before
+                expected = expectations_before(project, planned.name)  # before a cell can write them
                 execution = complete(project, planned.found, fresh=fresh, progress=progress)
             result.name = execution.lecture.name
             result.executed = not execution.from_cache
             result.execute_seconds = execution.seconds
             result.execution_timings = execution.timings if result.executed else {}
-            checked = check_outputs(project, execution, result, accept)  # changed outputs: nothing written
+            checked = check_outputs(project, execution, result, accept, expected)  # changed outputs: nothing written
             if checked and execute_only:
                 write_notebook(execution.notebook, project.notebook_path(result.name))
                 write_figures(execution.notebook, project.root, result.name)
@@ -317,8 +342,9 @@ def build_course(project: Project, lecture_dirs: Iterable[Path], format_names: l
     project.sweep_leftovers()
     versions = cache.environment_versions()
     theme = theme_digest(project)
-    plans = plan(project, lecture_dirs, format_names, versions=versions, theme=theme, fresh=fresh,
-                 execute_only=execute_only, force=force, accept=accept)
+    with cache.code_read_once():  # the plan keys and checks every lecture: code/ is read once
+        plans = plan(project, lecture_dirs, format_names, versions=versions, theme=theme, fresh=fresh,
+                     execute_only=execute_only, force=force, accept=accept)
     results: dict[str, LectureResult] = {}
     for p in plans:
         if p.error:

@@ -206,14 +206,16 @@ class PreviewDeck:
 
     def _drop_quartos_touch(self) -> None:
         """`quarto preview <lecture>/index.qmd` touches the page it rendered once this server is up,
-        but at the source's side (`lectures/<lecture>/index.html`, not under the output folder):
-        an empty file that would count as a data file of the lecture (an execution-key input)."""
-        touched = self.lecture_dir / "index.html"
-        try:
-            if touched.stat().st_size == 0:
-                touched.unlink()
-        except OSError:
-            pass
+        but at the source's side (`lectures/<lecture>/index.html`, or `page.html` for the web page,
+        _quarto.yml's first format; not under the output folder): an empty file that would count as
+        a data file of the lecture (an execution-key input)."""
+        for name in ("index.html", "page.html"):
+            touched = self.lecture_dir / name
+            try:
+                if touched.stat().st_size == 0:
+                    touched.unlink()
+            except OSError:
+                pass
 
     def _add_reload_script(self) -> None:
         """livereload adds its script to a page only when `</head>` is in the first chunk it sends,

@@ -37,6 +37,8 @@ from lecturekit.project import Project
 from lecturekit.write.pdfprefs import display_doc_title
 
 PRODUCT_NAMES = {".html": "slides.html", ".pdf": "handout.pdf"}
+# The lecture's page (format html) is `page.html` (_quarto.yml's output-file: the deck has <input>.html).
+PAGE_NAMES = {"page.html": "index.html"}
 SOURCE_FOLDERS = ("_build", "lectures")  # the folders Quarto renders lectures from
 DRAFT = "draft"  # _output/<lecture>/draft/: what Quarto wrote executing a source itself
 
@@ -99,9 +101,10 @@ def destination(product: Path, output_dir: Path) -> Path | None:
     parts = parts_of(product, output_dir)
     if len(parts) != 3 or parts[0] not in SOURCE_FOLDERS or product.suffix not in PRODUCT_NAMES:
         return None
+    name = PAGE_NAMES.get(product.name, PRODUCT_NAMES[product.suffix])
     if parts[0] == "lectures":  # Quarto executed the source: a draft, never over the checked products
-        return output_dir / parts[1] / DRAFT / PRODUCT_NAMES[product.suffix]
-    return output_dir / parts[1] / PRODUCT_NAMES[product.suffix]
+        return output_dir / parts[1] / DRAFT / name
+    return output_dir / parts[1] / name
 
 
 def place(project: Path, output_dir: Path, files: list[str]) -> list[tuple[Path, str]]:
@@ -166,7 +169,7 @@ def strip_mathjax_notes_style(deck: Path) -> None:
 RENDER_LIST = Path("_build") / "quarto-render.yml"
 EXCLUSION_MARK = "# render-all-exclusion"
 MANIFEST = "quarto-products.json"
-FORMAT_PRODUCTS = {"revealjs": "slides.html", "typst": "handout.pdf"}
+FORMAT_PRODUCTS = {"html": "index.html", "revealjs": "slides.html", "typst": "handout.pdf"}
 
 
 def read_state(path: Path, what: str, kind: type = dict) -> dict[str, Any]:
@@ -223,7 +226,8 @@ def product_digests(project: Project, name: str, theme: str) -> dict[str, str] |
         notebook = project.notebook_path(name).read_bytes()
     except OSError:
         return None
-    return {product: product_inputs(theme, notebook, project.lectures_dir / name, f"quarto {fmt}")
+    from lecturekit.write.formats import FORMATS
+    return {product: product_inputs(theme, notebook, project.lectures_dir / name, f"quarto {fmt}", FORMATS[fmt].course_links)
             for fmt, product in FORMAT_PRODUCTS.items()}
 
 

@@ -11,7 +11,6 @@ when its bytes would not change.
 from __future__ import annotations
 
 import ast
-import base64
 import functools
 import hashlib
 import io
@@ -24,19 +23,19 @@ from typing import TYPE_CHECKING, Any
 
 import jinja2
 
+from lecturekit.course import pages
 from lecturekit.errors import LectureError
-from lecturekit.read import frontmatter, qmd
+from lecturekit.read import frontmatter
 from lecturekit.read.frontmatter import Meta
 from lecturekit.write.formats import FORMATS
 from lecturekit.fsutil import write_if_changed
-from lecturekit.words import EPISODES_MADE, OF_TOTAL, WORDS, bn_digits
+from lecturekit.words import EPISODES_MADE, OF_TOTAL, PAGE_WORDS, WORDS, bn_digits
 
 if TYPE_CHECKING:
     from lecturekit.project import Project
 
-ZIP_NAME = "code.zip"
+ZIP_NAME = pages.ZIP_NAME
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)
-FONT = Path("node_modules/@fontsource-variable/noto-sans-bengali/files/noto-sans-bengali-bengali-wght-normal.woff2")
 
 
 def _python_files(folder: Path) -> list[Path]:
@@ -134,11 +133,14 @@ def write_code_zip(project: Project, lecture_dir: Path, meta: Meta | None = None
     return target
 
 
-def lecture_meta(lecture_dir: Path) -> Meta:
-    """The front matter with the defaults the products use (episode from the folder's number …)."""
-    index = Path(lecture_dir) / "index.qmd"
-    meta, _body, _line = qmd.split_front_matter(qmd.read_source(index), index)
-    return frontmatter.with_defaults(meta, lecture_dir)
+lecture_meta = pages.lecture_meta
+
+
+def write_page_links(project: Project, lecture_dirs: list[Path], known: dict[str, Meta] | None = None) -> None:
+    """What each lecture's page links to besides itself (course/pages.py), its code zip included
+    when the lecture has scripts; `known`: front matters already read, by folder name."""
+    pages.write_page_links(project, lecture_dirs,
+                           lambda folder, meta: bool(lecture_code_files(project, folder, meta)), known)
 
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -181,22 +183,15 @@ def lecture_entry(project: Project, lecture_dir: Path, meta: Meta, error: str | 
              for fmt in FORMATS.values()]
     if (out / ZIP_NAME).exists():
         links.append(Link(WORDS["code-zip"], href(ZIP_NAME)))
-    episode = meta.get("episode")
-    ep = f"{WORDS['episode']} {bn_digits(f'{episode:02d}' if isinstance(episode, int) else episode)}" if episode is not None else ""
     sub = meta.get("title-en")
-    return Entry(name=name, episode=ep, title=str(meta.get("title") or name),
+    return Entry(name=name, episode=pages.episode_label(meta), title=str(meta.get("title") or name),
                  title_en=str(sub) if sub else None, links=links, error=error)
 
 
 def modules(project: Project, lectures: list[tuple[Path, Meta]], errors: dict[str, str] | None = None) -> list[Module]:
     """The lectures grouped by module, in episode order (those without a module last)."""
-    def order(item: tuple[Path, Meta]) -> tuple[Any, Any, str]:
-        meta = item[1]
-        return (meta.get("module") if isinstance(meta.get("module"), int) else 10**6,
-                meta.get("episode") if isinstance(meta.get("episode"), (int, float)) else 10**6, item[0].name)
-
     groups: dict[Any, list[Entry]] = {}
-    for lecture_dir, meta in sorted(lectures, key=order):
+    for lecture_dir, meta in sorted(lectures, key=pages.course_order):
         groups.setdefault(meta.get("module"), []).append(lecture_entry(project, lecture_dir, meta, (errors or {}).get(lecture_dir.name)))
     return [Module(f"{WORDS['module']} {bn_digits(module)}" if module is not None else WORDS["other-episodes"], entries)
             for module, entries in groups.items()]
@@ -212,14 +207,13 @@ def _templates() -> jinja2.Environment:
 def index_html(project: Project, lectures: list[tuple[Path, Meta]], errors: dict[str, str] | None = None) -> str:
     """The page (templates/course.html.j2). `lectures`: [(folder, meta)]; `errors`: {folder name:
     why it failed}."""
-    font_path = project.root / FONT
-    font = base64.b64encode(font_path.read_bytes()).decode() if font_path.exists() else ""
     course = next((str(m["course"]) for _d, m in lectures if m.get("course")), frontmatter.COURSE)
     total = next((m["episodes"] for _d, m in lectures if m.get("episodes")), None)
     made = sum(folder.name not in (errors or {}) for folder, _m in lectures)  # a failed one is not made
     count = EPISODES_MADE.format(made=bn_digits(made)) + (OF_TOTAL.format(total=bn_digits(total)) if total else "")
     return _templates().get_template("course.html.j2").render(
-        course=course, count=count, font=font, modules=modules(project, lectures, errors))
+        course=course, count=count, modules=modules(project, lectures, errors), words=PAGE_WORDS,
+        assets=pages.ASSETS)
 
 
 def _inside(project: Project, message: str) -> str:
@@ -251,4 +245,7 @@ def build_site(project: Project, lecture_dirs: list[Path] | None = None,
     shown = {name: _inside(project, message.split("\n")[0]) for name, message in {**errors, **unreadable}.items()}
     page = project.output_dir / "index.html"
     write_if_changed(page, index_html(project, lectures, shown).encode("utf-8"))
+    # What the course page and the lecture pages share, and the search across them.
+    pages.write_assets(project)
+    pages.build_search(project, [(folder, meta) for folder, meta in lectures if folder.name not in unreadable])
     return page, [z for z in zips if z], unreadable

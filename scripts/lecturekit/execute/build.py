@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 from lecturekit.execute import cache
 from lecturekit.read import qmd
 from lecturekit.execute.record import CellRun, Environment, Execution, ProseRun
-from lecturekit.execute.kernel import DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT, LectureExecutor
 from lecturekit.execute.notebook import executed_notebook, write_notebook
 
 if TYPE_CHECKING:
@@ -69,6 +68,9 @@ def run_kernel(project: Project, lecture: qmd.Lecture, python: Path | str | None
                progress: Callable[[str], None] | None, run_dir: str = "run") -> Execution:
     """One execution of `lecture` in a fresh kernel of `python`, with the project's timeout and
     output limit, its places relative to the project. Nothing is stored: the caller decides."""
+    # The Jupyter client is imported only when a kernel starts: a render with everything cached
+    # (most renders of a course) does without it, and its import is a third of the kit's start.
+    from lecturekit.execute.kernel import DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT, LectureExecutor
     executor = LectureExecutor(lecture, code_dir=project.code_dir,
                                workdir=project.build_dir / lecture.name / run_dir,
                                timeout=project.setting("timeout", DEFAULT_TIMEOUT), python=python,
@@ -107,7 +109,7 @@ def look_up(project: Project, lecture_dir: Path, *, fresh: bool = False, python:
     lecture = qmd.read_lecture(lecture_dir / "index.qmd", project.root)
     versions = versions or cache.environment_versions(python)
     key = cache.execution_key(lecture, project.code_dir, versions)
-    cached = None if fresh else cache.ExecutionCache(project.build_dir / "cache").load(lecture.name, key)
+    cached = None if fresh else cache.ExecutionCache(project.build_dir / "cache").load(lecture.name, key, lecture)
     return Lookup(lecture, key, versions, cached, time.perf_counter() - started)
 
 
@@ -121,7 +123,7 @@ def complete(project: Project, found: Lookup, *, fresh: bool = False,
         store = cache.ExecutionCache(project.build_dir / "cache")
         # A check and a render of one lecture at once: one executes, the other then reads its entry.
         with project.lecture_lock(lecture.name):
-            execution = None if fresh else store.load(lecture.name, found.key)
+            execution = None if fresh else store.load(lecture.name, found.key, lecture)
             from_cache = execution is not None
             if execution is None:
                 execution = _execute(project, lecture, found.key, found.versions, store, python, progress)

@@ -7,21 +7,24 @@ environment variable that can change an output (kernelenv.output_env), so a PyTo
 show stale outputs and a run under `ATEN_CPU_CAPABILITY=default` never answers for a plain one. Prose is not in the key: fixing a typo in a
 sentence re-renders without starting a kernel.
 """
+import contextlib
+import contextvars
 import functools
 import hashlib
 import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from lecturekit.execute import kernelenv
-from lecturekit.execute.record import Execution
+from lecturekit.execute.record import CellRun, Execution, ProseRun, RecordShapeError
 from lecturekit.fsutil import write_atomic
 from lecturekit.read import qmd
 
-CACHE_FORMAT = 4  # bump when the layout of a cache entry changes (4: Execution.to_json())
+CACHE_FORMAT = 5  # bump when the layout of a cache entry changes (5: the record with its digest)
 
 # Runs here or in another environment's interpreter, so it must need nothing but the stdlib.
 _VERSIONS_PROBE = """
@@ -100,6 +103,35 @@ def file_digests(folder: Path | str, skip_suffixes: tuple[str, ...] = ()) -> lis
     return digests
 
 
+# Within code_read_once(): each course-code folder's digests, read once. {(folder, skipped suffixes): digests}
+_CODE_READ_ONCE: contextvars.ContextVar[dict[tuple[str, tuple[str, ...]], list[tuple[str, str]]] | None] = \
+    contextvars.ContextVar("code_read_once", default=None)
+
+
+@contextlib.contextmanager
+def code_read_once() -> Iterator[None]:
+    """Within it, `code_digests` reads each course-code folder once: for a step that keys or checks
+    many lectures and writes no course code (a course build's plan, `scripts/plan`, `scripts/check`).
+    code/ is the same for every lecture, and reading it once per lecture made a course of N lectures
+    cost N x (every file under code/), which grows with N too (each lecture's scripts live there)."""
+    token = _CODE_READ_ONCE.set({})
+    try:
+        yield
+    finally:
+        _CODE_READ_ONCE.reset(token)
+
+
+def code_digests(code_dir: Path | str, skip_suffixes: tuple[str, ...] = ()) -> list[tuple[str, str]]:
+    """file_digests of the course code; read once per folder inside code_read_once()."""
+    memo = _CODE_READ_ONCE.get()
+    if memo is None:
+        return file_digests(code_dir, skip_suffixes)
+    key = (str(Path(code_dir).resolve()), skip_suffixes)
+    if key not in memo:
+        memo[key] = file_digests(code_dir, skip_suffixes)
+    return memo[key]
+
+
 def execution_key(lecture: qmd.Lecture, code_dir: Path, versions: dict[str, Any],
                   env: dict[str, str] | None = None) -> str:
     """Hash of what the kernel sees: the code, its inputs, course code, library versions, the CPU and
@@ -118,7 +150,7 @@ def execution_key(lecture: qmd.Lecture, code_dir: Path, versions: dict[str, Any]
         else:
             # Claims' sentences are prose; only their expressions run in the kernel.
             feed(["inline", [i.expr for i in block.inline], [c.expr for c in block.claims]])
-    feed(["code", file_digests(code_dir)])
+    feed(["code", code_digests(code_dir)])
     # Data files next to the lecture can be read by cells; the prose (.qmd) is not part of the key.
     feed(["lecture-files", file_digests(lecture.root, skip_suffixes=(".qmd",))])
     return h.hexdigest()
@@ -135,8 +167,33 @@ def discard(path: Path | str, problem: str, remove: bool = True) -> None:
             pass
 
 
+def _digest(record: Any) -> str:
+    return hashlib.sha256(json.dumps(record, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
+
+
+def misfit(lecture: qmd.Lecture, execution: Execution) -> str | None:
+    """What in a stored execution does not fit the lecture it is keyed for (None: it fits): one run
+    per block, in order, each cell with the block's code and options, each prose run with a value
+    for every inline expression and a result for every claim. The key covers the code, so only a
+    damaged entry can fail this; assembled as it is, it would lose outputs or values."""
+    if len(execution.runs) != len(lecture.blocks):
+        return (f"{len(execution.cells)} cells and {len(execution.prose)} prose runs for a lecture of "
+                f"{len(lecture.cells)} cells and {len(lecture.blocks) - len(lecture.cells)} prose runs")
+    for block, run in zip(lecture.blocks, execution.runs):
+        if isinstance(block, qmd.Cell):
+            if not isinstance(run, CellRun) or run.code != block.code or run.options != block.options:
+                return f"its run for the cell at line {block.line} is not that cell's"
+        elif not isinstance(run, ProseRun) or len(run.inline) != len(block.inline) \
+                or len(run.claims) != len(block.claims):
+            return f"its run for the prose at line {block.line} lacks values or claims"
+    return None
+
+
 class ExecutionCache:
-    """One JSON file per lecture and key; writes are atomic so a crash never leaves half an entry."""
+    """One JSON file per lecture and key: the execution record and its digest. Writes are atomic, so
+    a crash never leaves half an entry; an entry whose digest does not match what it holds (an
+    output, a figure edited in place) or that does not fit its lecture is discarded and rebuilt,
+    so no product is written from an entry that was not verified."""
 
     KEEP = 8
 
@@ -146,10 +203,11 @@ class ExecutionCache:
     def _path(self, lecture_name: str, key: str) -> Path:
         return self.folder / lecture_name / f"{key[:32]}.json"
 
-    def load(self, lecture_name: str, key: str) -> Execution | None:
-        """The execution record stored for key, or None. An entry that does not parse or has the wrong shape (a bad
-        byte, a crash of another tool, an edit by hand) is discarded with one warning, so the
-        lecture executes again instead of failing on every render."""
+    def load(self, lecture_name: str, key: str, lecture: qmd.Lecture | None = None) -> Execution | None:
+        """The execution record stored for key, or None. An entry that does not parse, has the wrong
+        shape, does not match its digest or does not fit `lecture` (a bad byte, a crash of another
+        tool, an edit by hand) is discarded with one warning, so the lecture executes again instead
+        of failing, or showing what it did not produce, on every render."""
         path = self._path(lecture_name, key)
         try:
             data = path.read_bytes()
@@ -159,15 +217,27 @@ class ExecutionCache:
             discard(path, f"cannot read it: {err.strerror}", remove=False)
             return None
         try:
-            execution = Execution.from_json(json.loads(data.decode("utf-8")))
+            stored = json.loads(data.decode("utf-8"))
+            if not isinstance(stored, dict) or not isinstance(stored.get("sha256"), str):
+                raise RecordShapeError("no digest")
+            if stored["sha256"] != _digest(stored.get("record")):
+                raise RecordShapeError("what it holds does not match its digest")
+            execution = Execution.from_json(stored["record"])
         except (UnicodeDecodeError, ValueError) as err:  # RecordShapeError is a ValueError
             discard(path, str(err).split("\n")[0][:120])
             return None
-        return execution if execution.environment.key == key else None
+        if execution.environment.key != key:
+            return None
+        problem = misfit(lecture, execution) if lecture is not None else None
+        if problem:
+            discard(path, f"it does not fit the lecture: {problem}")
+            return None
+        return execution
 
     def store(self, lecture_name: str, key: str, execution: Execution) -> None:
         path = self._path(lecture_name, key)
-        write_atomic(path, json.dumps(execution.to_json(), ensure_ascii=False).encode("utf-8"))
+        record = execution.to_json()
+        write_atomic(path, json.dumps({"sha256": _digest(record), "record": record}, ensure_ascii=False).encode("utf-8"))
         # Keep a few recent entries (two environments compared in turn, the CPU-capability runs of the
         # tests), drop the rest.
         entries = sorted(path.parent.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)

@@ -117,26 +117,119 @@ finally:
 """
 
 
+# Printed text reaches the render as JSON over ZeroMQ, encoded as UTF-8. A lone surrogate
+# (`print("\ud800")`, text decoded with surrogateescape) cannot be encoded: ipykernel's sender
+# failed, the print was lost and its own traceback, with the machine's paths, was printed into the
+# cell's output instead. A message that cannot be encoded is sent again with each such character
+# written as its escape (`\ud800`), for every message the kernel sends (prints, displays, errors).
+_STREAMS_SETUP = """def __lecturekit_streams():
+    import sys
+    shell = get_ipython()
+    def clean(value):
+        if isinstance(value, str):
+            return value.encode("utf-8", "backslashreplace").decode("utf-8")
+        if isinstance(value, dict):
+            return {clean(k): clean(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [clean(v) for v in value]
+        return value
+    sessions = {id(s): s for s in (getattr(sys.stdout, "session", None), getattr(sys.stderr, "session", None),
+                                    getattr(shell.display_pub, "session", None), getattr(shell, "kernel", None)
+                                    and shell.kernel.session) if s is not None}
+    for session in sessions.values():
+        def pack(message, _pack=session.pack):
+            try:
+                return _pack(message)
+            except UnicodeEncodeError:
+                return _pack(clean(message))
+        session.pack = pack
+try:
+    __lecturekit_streams()
+finally:
+    del __lecturekit_streams
+"""
+
+# The kernel's parent is this small process, not the render: a cell that kills its parent
+# (`os.kill(os.getppid(), 9)`) kills it, the kernel dies with it (PR_SET_PDEATHSIG), and the render
+# names the cell instead of vanishing without a word. Interrupts reach the kernel through its
+# process group (jupyter_client signals the group); this process ignores them and passes on the
+# kernel's exit status. Stdlib only.
+_NANNY = """import ctypes, os, signal, subprocess, sys
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+def die_with_parent():
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    if os.getppid() == 1:
+        os._exit(1)
+kernel = subprocess.Popen(sys.argv[1:], preexec_fn=die_with_parent)
+signal.signal(signal.SIGTERM, lambda signum, frame: kernel.terminate())
+code = kernel.wait()
+sys.exit(code if code >= 0 else 128 - code)
+"""
+
 RUN_DIR_PREFIX = "lecturekit-"  # the kernel's private folder under the system's temporary folder
 
 
+def _size(content: dict[str, Any]) -> int:
+    """Bytes of one output message as it would be stored: text, every mime type's data and the
+    metadata (which nbclient keeps with the output: a cell can put megabytes there)."""
+    return len(content.get("text", "").encode()) + sum(
+        len(str(value).encode()) for value in (content.get("data") or {}).values()) + (
+        len(json.dumps(content["metadata"], default=str)) if content.get("metadata") else 0)
+
+
 class _BoundedClient(NotebookClient):
-    """nbclient, keeping at most `max_output` bytes of a cell's outputs. Past that the rest is
-    dropped, the kernel is interrupted (the cell stops within moments) and `overflow` is set."""
+    """nbclient, keeping at most `max_output` bytes of a cell's outputs (text, data of every mime
+    type, metadata, updates of a display). Past that the rest is dropped, the wait for the cell
+    stops and `overflow` is set.
+
+    It also keeps the outputs shown with a `display_id` by their id, so that `update(...)` of such
+    a display (in its cell or a later one) replaces that output, as in Jupyter. nbclient looks them
+    up by cell index in its own notebook, where each of our cells is not (one slot serves every
+    cell in turn): the update was lost or failed with an IndexError."""
 
     max_output = DEFAULT_MAX_OUTPUT
     received = 0
     overflow = False
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.displays: dict[str, list[tuple[list[Any], int]]] = {}  # display id -> (outputs, index)
+
     def start_cell(self) -> None:
         self.received, self.overflow = 0, False
 
+    def rebind(self, old: list[Any], new: list[Any]) -> None:
+        """A cell's outputs were copied into its record: later updates go to the copies."""
+        for places in self.displays.values():
+            places[:] = [(new if outputs is old else outputs, index) for outputs, index in places]
+
+    def _bounded(self, content: dict[str, Any]) -> bool:
+        self.received += _size(content)
+        return self.received <= self.max_output
+
     def output(self, outs: list[Any], msg: dict[str, Any], display_id: str | None, cell_index: int) -> Any:
+        if self._bounded(msg.get("content", {})):
+            out = super().output(outs, msg, display_id, cell_index)
+            if display_id and out is not None and outs and outs[-1] is out:
+                self.displays.setdefault(display_id, []).append((outs, len(outs) - 1))
+            return out
+        self._overflowed()
+        return None
+
+    def _update_display_id(self, display_id: str, msg: dict[str, Any]) -> None:
         content = msg.get("content", {})
-        self.received += len(content.get("text", "").encode()) + sum(
-            len(str(value).encode()) for value in (content.get("data") or {}).values())
-        if self.received <= self.max_output:
-            return super().output(outs, msg, display_id, cell_index)
+        if msg.get("msg_type") != "update_display_data":
+            return  # a new display with an id: output() records where it is
+        if not self._bounded(content):
+            self._overflowed()
+            return
+        data, metadata = json.loads(json.dumps([content.get("data") or {}, content.get("metadata") or {}]))
+        for outputs, index in self.displays.get(display_id, []):
+            if index < len(outputs):
+                outputs[index]["data"], outputs[index]["metadata"] = data, metadata
+
+    def _overflowed(self) -> None:
         if not self.overflow:
             self.overflow = True
             # Stop waiting for the cell at once: the render fails and the kernel is shut down
@@ -146,7 +239,6 @@ class _BoundedClient(NotebookClient):
             reply = getattr(self, "task_poll_for_reply", None)
             if reply is not None and not reply.done():
                 reply.cancel()
-        return None
 
 
 def _traceback(outputs: list[Any]) -> str | None:
@@ -191,9 +283,13 @@ class LectureExecutor:
         sockets = Path(tempfile.mkdtemp(prefix=f"{RUN_DIR_PREFIX}{os.getpid()}-"))
         km = AsyncKernelManager(kernel_name=self.kernel_name, transport="ipc",
                                 connection_file=str(sockets / "kernel.json"), ip=str(sockets / "kernel"))
+        assert km.kernel_spec is not None  # the kernel name is installed
         if self.python:
-            assert km.kernel_spec is not None  # the kernel name is installed
             km.kernel_spec.argv = [str(self.python), "-m", "ipykernel_launcher", "-f", "{connection_file}"]
+        argv = list(km.kernel_spec.argv)
+        if argv and argv[0] in ("python", f"python{sys.version_info[0]}", "python%i.%i" % sys.version_info[:2]):
+            argv[0] = sys.executable  # as jupyter_client reads a kernel spec's plain `python`
+        km.kernel_spec.argv = [sys.executable, "-c", _NANNY, *argv]
         client = _BoundedClient(scratch, km=km, kernel_name=self.kernel_name, timeout=self.timeout,
                                 allow_errors=True, record_timing=False,
                                 resources={"metadata": {"path": str(self.workdir)}})
@@ -206,6 +302,7 @@ class LectureExecutor:
         try:
             with client.setup_kernel(env=env):
                 self.timings["kernel_start"] = time.perf_counter() - started
+                self._quiet(client, _STREAMS_SETUP)
                 self._quiet(client, _PLOT_SETUP)
                 self._run_blocks(client, runs)
                 fingerprint = {**self._fingerprint(client), "env": kernelenv.output_env()}
@@ -297,7 +394,9 @@ class LectureExecutor:
         if traceback and not expects_error:
             raise LectureError("cell raised an exception (add '#| error: true' if that is the point)",
                                *where, cell.label, detail=traceback)
-        return {"outputs": json.loads(json.dumps(outputs)), "execution_count": executed.get("execution_count"),
+        recorded = json.loads(json.dumps(outputs))
+        client.rebind(executed.outputs, recorded)
+        return {"outputs": recorded, "execution_count": executed.get("execution_count"),
                 "seconds": round(seconds, 4), "raised": bool(traceback)}
 
     def _batch(self, client: _BoundedClient, block: qmd.Markdown) -> tuple[list[str], list[dict[str, Any]]] | None:

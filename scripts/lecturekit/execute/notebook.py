@@ -18,7 +18,7 @@ from lecturekit.execute.record import (CellRun, ClaimResult, Environment, Execut
                                        option_lines)
 from lecturekit.fsutil import write_if_changed
 from lecturekit.project import Project
-from lecturekit.read import frontmatter, qmd
+from lecturekit.read import frontmatter, markup, qmd
 from lecturekit.read.scanner import IMAGE, prose_lines
 from lecturekit.words import bengali_date
 
@@ -74,6 +74,23 @@ def provenance(environment: Environment) -> dict[str, str]:
     return meta
 
 
+def every_format(meta: dict[str, Any], project: Project) -> dict[str, Any]:
+    """The front matter with every format of _quarto.yml listed when it lists some. Quarto renders
+    only the formats a document names: a lecture that sets one revealjs option (`format: revealjs:
+    theme: …`) would get no handout from `quarto render`, with exit 0 and no word. Each format it
+    leaves out is listed as `default` (_quarto.yml's options for it, as Quarto merges them)."""
+    formats = meta.get("format")
+    if formats is None or not project.config_path.exists():
+        return meta
+    project_formats = project.config.get("format")
+    if not isinstance(project_formats, dict):
+        return meta
+    listed = dict(formats) if isinstance(formats, dict) else {str(formats): "default"}
+    for name in project_formats:
+        listed.setdefault(name, "default")
+    return {**meta, "format": listed}
+
+
 def _cell(cell_type: str, source: str, **fields: Any) -> Any:
     """A notebook cell as nbformat.v4.new_*_cell makes it, without its schema validation per cell
     (a third of the time a preview's rebuild spends reading a lecture): the cells are ours."""
@@ -89,8 +106,9 @@ def executed_notebook(lecture: qmd.Lecture, execution: Execution, project_root: 
     nb.metadata["language_info"] = {"name": "python"}
     # Defaults filled here reach both renderers (Quarto reads this raw cell as the front matter).
     env = execution.environment
-    front = yaml.safe_dump({**frontmatter.with_defaults(lecture.meta, lecture.root), **provenance(env)},
-                           allow_unicode=True, sort_keys=False, width=1000)
+    meta = {**frontmatter.with_defaults(lecture.meta, lecture.root), **provenance(env)}
+    meta = every_format(meta, Project(Path(project_root)))
+    front = yaml.safe_dump(meta, allow_unicode=True, sort_keys=False, width=1000)
     nb.cells.append(nbformat.v4.new_raw_cell(f"---\n{front}---"))
     record = Execution(lecture.name, Environment(env.versions, env.key, env.executed_at))
     prose, cells = iter(execution.prose), iter(execution.cells)
@@ -109,7 +127,8 @@ def executed_notebook(lecture: qmd.Lecture, execution: Execution, project_root: 
             run = CellRun(file, block.line, block.label, block.heading, block.options, block.code,
                           ran.outputs, ran.execution_count, ran.seconds, ran.raised)
             cell = _cell("code", option_lines(block.options) + block.code, execution_count=None, outputs=[])
-            cell.outputs = [nbformat.from_dict(o) for o in ran.outputs]
+            # Only what the products show: a cell's HTML or markdown would be markup under Quarto.
+            cell.outputs = [nbformat.from_dict(markup.shown_output(o)) for o in ran.outputs]
             cell.execution_count = ran.execution_count
             if block.options.get("error") and ran.raised:
                 # What Jupyter tools (nbval, Jupyter Book) read: this cell is meant to raise.

@@ -1,13 +1,10 @@
 """What the prose says: inline `{python}` expressions and `[sentence]{.claim check="expr"}` claims,
-found once in a markdown run's text; and the prose syntax the reader refuses (raw HTML).
+found once in a markdown run's text.
 """
 import re
 from dataclasses import dataclass
 
 INLINE_EXPR = re.compile(r"`\{(?P<engine>[A-Za-z0-9_]+)\}\s+(?P<expr>[^`]+)`")
-# Raw HTML in prose: a tag or comment pandoc would pass through to the slides (and drop from the handout).
-RAW_HTML = re.compile(r"<!--|</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
-AUTOLINK = re.compile(r"<(?:[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*|[^\s<>@]+@[^\s<>@]+)>")
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
 """A lecture's front matter: split from the source (YAML, errors at their line), checked (known keys,
-no inline expressions or raw HTML), and as the products and the course page see it: only `title` is
+no inline expressions), and as the products and the course page see it: only `title` is
 required.
 
 Every other key has a default, so `lectures/10-training/index.qmd` with nothing but a title renders:
@@ -16,8 +16,9 @@ from typing import Any
 
 import yaml
 
+from lecturekit import schema, yamlio
 from lecturekit.errors import LectureError
-from lecturekit.read.claims import AUTOLINK, CODE_SPAN, INLINE_EXPR, RAW_HTML
+from lecturekit.read.claims import INLINE_EXPR
 from lecturekit.yamlio import KeyPath, key_lines, yaml_error_line, yaml_error_text
 
 # The front matter as YAML gave it.
@@ -44,19 +45,10 @@ def with_defaults(meta: Meta, folder: str | Path) -> Meta:
     return full
 
 
-# Top-level front-matter keys: those the products use, and Quarto's common document metadata
-# (Quarto keeps any key as metadata, so a typo would otherwise vanish without a word).
-FRONT_MATTER_KEYS = {
-    # read by the handout template, the slides or the course page
-    "title", "subtitle", "title-en", "course", "episode", "episodes", "module", "lang", "code",
-    "format", "execute",
-    # Quarto's own document metadata (names from Quarto 1.10's option schema)
-    "author", "authors", "date", "date-format", "date-modified", "description", "abstract",
-    "keywords", "subject", "categories", "institute", "affiliation", "copyright", "license",
-    "citation", "bibliography", "csl", "jupyter", "engine", "filters", "toc", "toc-depth",
-    "toc-title", "number-sections", "draft", "order", "image", "pagetitle", "title-prefix",
-    "crossref", "lightbox", "metadata-files",
-}
+# The front matter's keys and what each may hold: schemas/front-matter.yaml (Quarto keeps any key
+# as metadata, so a typo would otherwise vanish without a word; `episode` is written into the
+# handout's Typst code, so it is a whole number).
+FRONT_MATTER_SCHEMA = "front-matter"
 
 
 def front_matter_lines(text: str) -> dict[KeyPath, int]:
@@ -69,12 +61,10 @@ def front_matter_lines(text: str) -> dict[KeyPath, int]:
 
 
 def check_front_matter(meta: Meta, meta_lines: dict[KeyPath, int], index: Path) -> None:
-    """Unknown top-level keys are errors at their line (Quarto would keep a mistyped key as metadata
-    nobody reads). `format:` is the write stage's: write/formats.py checks its names and options."""
-    for key in meta:
-        if key not in FRONT_MATTER_KEYS:
-            raise LectureError(f"front-matter key '{key}' is neither used by the products nor a Quarto "
-                               f"document option (typo?)", index, meta_lines.get((key,)))
+    """The front matter against its schema, each error at its line: an unknown key (Quarto would keep
+    a mistyped key as metadata nobody reads), a value of the wrong type or range. `format:` is the
+    write stage's: write/formats.py checks its names and options."""
+    schema.check(meta, FRONT_MATTER_SCHEMA, index, meta_lines, what="front-matter key", line=2)
     _check_meta_text(meta, (), meta_lines, index)
 
 
@@ -94,15 +84,11 @@ def meta_texts(value: object, key_path: KeyPath, meta_lines: dict[KeyPath, int])
 
 def _check_meta_text(value: object, key_path: KeyPath, meta_lines: dict[KeyPath, int], index: Path) -> None:
     """Front-matter text goes into both products as it is: an inline `{python}` there would run
-    under Quarto only, and raw HTML would run in the deck only."""
+    under Quarto only. (What pandoc parses of it is judged with the prose: read/markup.py.)"""
     for name, text, line in meta_texts(value, key_path, meta_lines):
         if INLINE_EXPR.search(text):
             raise LectureError(f"'{name}' holds an inline `{{python}}` expression; the front matter is not "
                                "executed (write the value, or put the sentence in the prose)", index, line)
-        html = RAW_HTML.search(AUTOLINK.sub("", CODE_SPAN.sub("", text)))
-        if html:
-            raise LectureError(f"'{name}' holds raw HTML '{html.group(0)[:40]}', outside the supported subset",
-                               index, line)
 
 
 def split_front_matter(text: str, path: Path) -> tuple[Meta, str, int]:
@@ -113,7 +99,7 @@ def split_front_matter(text: str, path: Path) -> tuple[Meta, str, int]:
     for i in range(1, len(lines)):
         if lines[i].strip() in ("---", "..."):
             try:
-                meta = yaml.safe_load("\n".join(lines[1:i])) or {}
+                meta = yamlio.load("\n".join(lines[1:i])) or {}
             except yaml.YAMLError as err:
                 raise LectureError(f"malformed YAML front matter: {yaml_error_text(err)}",
                                    path, yaml_error_line(err) + 2) from None

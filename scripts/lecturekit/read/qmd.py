@@ -10,8 +10,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lecturekit.fsutil import read_source
+from lecturekit.project import Project
 from lecturekit.read.claims import CODE_SPAN, Claim, Inline, replace_inline  # noqa: F401  (the stages' names for them)
-from lecturekit.read.frontmatter import Meta, check_front_matter, front_matter_lines, meta_texts, split_front_matter
+from lecturekit.read import markup
+from lecturekit.read.resources import check_option_paths
+from lecturekit.read.frontmatter import Meta, check_front_matter, front_matter_lines, split_front_matter
 from lecturekit.read.scanner import Block, Cell, Markdown, Scanner, blank_code_spans, check_labels  # noqa: F401
 from lecturekit.yamlio import KeyPath
 
@@ -48,10 +51,20 @@ def read_lecture(index: Path, project_root: Path | None = None) -> Lecture:
     check_front_matter(lecture.meta, lecture.meta_lines, lecture.index)
     root = Path(project_root).resolve() if project_root else _project_root(index.parent)
     scanner = Scanner(lecture.blocks, root)
-    for _name, value, line in meta_texts(lecture.meta, (), lecture.meta_lines):
-        scanner.check_markdown(blank_code_spans(value), index, line, "the front matter")
     scanner.scan(body, index, first, chain=(index.resolve(),))
     check_labels(lecture.blocks)
+    # What pandoc parses of it (prose, front matter, _quarto.yml's strings, captions) is judged once,
+    # for both renderers: read/markup.py.
+    # Every file an option names lies inside the project: resolved from the project, the lecture's folder
+    # (Quarto's render of the source) and the executed notebook's (Quarto's render of it).
+    rendered_from = [lecture.root.resolve(), root / "_build" / lecture.name]
+    check_option_paths(lecture.meta, lecture.meta_lines, index, root, [root, *rendered_from], rendered_from)
+    if (root / "_quarto.yml").is_file():
+        project = Project(root)
+        check_option_paths(project.config, project.config_lines, project.config_path, root, [root], rendered_from)
+        markup.check_lecture(lecture, root, project.config, project.config_path, project.config_lines)
+    else:
+        markup.check_lecture(lecture, root)
     return lecture
 
 

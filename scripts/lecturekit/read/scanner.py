@@ -3,7 +3,6 @@ checked against the supported subset with its file and line.
 """
 from __future__ import annotations
 
-import glob
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -12,34 +11,22 @@ from typing import Any
 
 import yaml
 
+from lecturekit import schema, yamlio
 from lecturekit.errors import LectureError
 from lecturekit.fsutil import read_source
 from lecturekit.read.blocktypes import DIV_CLASSES, REQUIRED_PARENT
-from lecturekit.read.events import SETEXT_UNDERLINE, handler_in
-from lecturekit.read.claims import (AUTOLINK, CODE_SPAN, INLINE_EXPR, RAW_HTML, Claim, Inline, claim_expressions,
-                                    inline_expressions)
+from lecturekit.read.claims import CODE_SPAN, INLINE_EXPR, Claim, Inline, claim_expressions, inline_expressions
 from lecturekit.read.frontmatter import split_front_matter
 from lecturekit.yamlio import key_lines, yaml_error_line, yaml_error_text
 
-# Cell options the renderer understands (Quarto spellings), and what each must hold.
-CELL_OPTIONS: dict[str, type | tuple[type, ...]] = {
-    "label": str,
-    "echo": bool,
-    "eval": bool,
-    "output": bool,
-    "error": bool,
-    "include": bool,
-    "fig-cap": str,
-    "fig-alt": str,
-    "fig-width": (int, float),  # inches
-    "fig-height": (int, float),
-    "code-line-numbers": (str, bool),
-    "class-output": str,  # classes of the printed text, e.g. `python` for printed source
-    "file": str,
-    # Our own (Quarto keeps unknown cell options as metadata):
-    "timeout": (int, float),  # seconds this cell may run
-    "tolerance": (int, float, str, dict),  # numeric tolerance for the output check
-}
+# Cell options the renderer understands (Quarto spellings, and our own timeout and tolerance), and
+# what each may hold: schemas/cell-options.yaml.
+CELL_OPTIONS_SCHEMA = "cell-options"
+
+# What one lecture may read: a course's lecture is a dozen sections of tens of kilobytes each.
+MAX_INCLUDE_DEPTH = 8
+MAX_INCLUDES = 200
+MAX_LECTURE_BYTES = 10_000_000
 
 FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})\s*(?P<info>.*?)\s*$")
 EXEC_INFO = re.compile(r"^\{(?P<engine>[A-Za-z0-9_]+)(?P<rest>[^}]*)\}$")
@@ -54,15 +41,9 @@ CLASS_TOKEN = re.compile(r"(?:^|\s)\.([\w-]+)")
 # that are one plain file name and a valid id.
 LABEL = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]*")
 LABEL_RULE = "ASCII letters, digits, '-' and '_'"
-# Markdown images `![caption](path)` and figure references `@fig-name` in prose.
+# Markdown images `![caption](path)` (the notebook relinks them) and figure references `@fig-name` in prose.
 IMAGE = re.compile(r"!\[(?:[^\]\\]|\\.)*\]\(\s*<?(?P<path>[^)\s>]+)")
 FIG_REF = re.compile(r"(?<![\w@])@(?P<id>fig-[^\s\[\];,()]*?)(?=[.,;:!?।)\]]*(?:\s|$))")
-# What else in markdown would run in the deck: a raw inline (`` `…`{=html} ``), an event-handler
-# attribute where pandoc reads attributes (read/events.py), a link to a script URL; and a
-# reference definition (`[r]: path`), whose path an image may use.
-RAW_INLINE = re.compile(r"\{=[A-Za-z][\w-]*\}")  # after its code span, which prose_lines blanks
-SCRIPT_URL = re.compile(r"(?:\]\(\s*<?|<|^\s{0,3}\[[^\]]+\]:\s*<?)\s*(?P<scheme>javascript|vbscript|data):", re.I)
-REFERENCE = re.compile(r"^\s{0,3}\[[^\]]+\]:\s*<?(?P<path>[^\s>]+)")
 
 
 @dataclass
@@ -108,15 +89,18 @@ Block = Markdown | Cell
 
 
 def _load_options(text: str) -> Any:
-    """'#|' options as yaml.safe_load reads them, with libyaml's parser when PyYAML has it (the
-    pure-Python one is most of the time a lecture takes to read); an error is the pure-Python one's."""
-    loader = getattr(yaml, "CSafeLoader", None)
-    if loader is not None:
+    """'#|' options as YAML (yamlio.load: no anchors or aliases)."""
+    return yamlio.load(text) or {}
+
+def _number(value: Any) -> Any:
+    """A string YAML 1.1 leaves unread as a number (`1e-6`), as the number; anything else as it is."""
+    if isinstance(value, str):
         try:
-            return yaml.load(text, Loader=loader) or {}
-        except yaml.YAMLError:
+            return float(value)
+        except ValueError:
             pass
-    return yaml.safe_load(text) or {}
+    return value
+
 
 class Scanner:
     """Line scanner in the manner of jupytext: markdown runs between executable cells."""
@@ -125,6 +109,8 @@ class Scanner:
         self.blocks = blocks  # the scan appends to it
         self.project_root = project_root
         self.heading = ""
+        self.included = 0  # includes followed so far
+        self.read_bytes = 0  # bytes of the sources read so far
 
     @staticmethod
     def _relative(named: str, path: Path, lineno: int) -> str:
@@ -158,7 +144,6 @@ class Scanner:
                 except ValueError as err:
                     offset = text[:text.find(".claim")].count("\n")
                     raise LectureError(str(err), path, run_start + offset) from None
-                self._check_prose(block, path)
                 self.blocks.append(block)
             run, run_start = [], None
 
@@ -178,9 +163,7 @@ class Scanner:
                                            path, lineno)
                     flush()
                     self.blocks.append(self._cell(lines[i + 1:end], path, lineno))
-                else:
-                    if re.match(r"^\{=", info):
-                        raise LectureError(f"raw blocks ({info}) are outside the supported subset", path, lineno)
+                else:  # a code block, or a raw block (```{=html}): read/markup.py judges what pandoc makes of it
                     if run_start is None:
                         run_start = lineno
                     run.extend(lines[i:end + 1])
@@ -194,7 +177,9 @@ class Scanner:
                                               path, lineno)
                 if target in chain:
                     raise LectureError(f"include cycle through {include['path']}", path, lineno)
+                self._bound_include(len(chain), path, lineno)
                 body = read_source(target, path, lineno)
+                self._bound_bytes(body, path, lineno)
                 meta, body, first = split_front_matter(body, target)
                 self.scan(body, target, first, chain + (target,))
                 i += 1
@@ -227,6 +212,23 @@ class Scanner:
             raise LectureError("fenced div ':::' opened here is never closed", path, divs[-1].line)
         flush()
 
+    def _bound_include(self, depth: int, path: Path, lineno: int) -> None:
+        """Includes are bounded: nested at most MAX_INCLUDE_DEPTH deep, at most MAX_INCLUDES in all
+        (files that include the next one twice would be read 2^depth times)."""
+        self.included += 1
+        if depth > MAX_INCLUDE_DEPTH:
+            raise LectureError(f"includes nested more than {MAX_INCLUDE_DEPTH} deep (index.qmd includes a "
+                               "section, which may include a part: a chain this long is a mistake)", path, lineno)
+        if self.included > MAX_INCLUDES:
+            raise LectureError(f"more than {MAX_INCLUDES} includes in one lecture (the same file included "
+                               "again and again?)", path, lineno)
+
+    def _bound_bytes(self, text: str, path: Path, lineno: int) -> None:
+        self.read_bytes += len(text.encode())
+        if self.read_bytes > MAX_LECTURE_BYTES:
+            raise LectureError(f"the lecture's sources hold more than {MAX_LECTURE_BYTES:,} bytes with their "
+                               "includes (the same file included again and again?)", path, lineno)
+
     def _cell(self, body: list[str], path: Path, lineno: int) -> Cell:
         option_lines: list[str] = []
         for line in body:
@@ -244,31 +246,15 @@ class Scanner:
             raise LectureError("'#|' cell options must be 'key: value' lines", path, lineno + 1)
         # Each option is blamed on its own '#|' line.
         lines = key_lines("\n".join(option_lines), first_line=lineno + 1)
-        for key, value in options.items():
-            at = lines.get((str(key),), lineno + 1)
-            kind = CELL_OPTIONS.get(key)
-            if kind is None:
-                raise LectureError(f"cell option '{key}' is outside the supported subset "
-                                   f"({', '.join(sorted(CELL_OPTIONS))})", path, at)
-            allowed = kind if isinstance(kind, tuple) else (kind,)
-            if not isinstance(value, kind) or (isinstance(value, bool) and bool not in allowed):
-                raise LectureError(f"cell option '{key}' has the wrong type: {value!r}", path, at)
-        if isinstance(options.get("fig-cap"), str):
-            # The caption is markdown in both products: the same rules as prose.
-            at = lines.get(("fig-cap",), lineno + 1)
-            self.check_markdown(blank_code_spans(options["fig-cap"]), path, at,
-                                "'fig-cap'")
+        if isinstance(options.get("tolerance"), dict):
+            # YAML reads 1e-6 (no decimal point) as a string; it is still a number.
+            options["tolerance"] = {k: _number(v) if k in ("rel", "abs") else v
+                                    for k, v in options["tolerance"].items()}
         label = options.get("label")
-        if label is not None and not LABEL.fullmatch(label):
+        if isinstance(label, str) and not LABEL.fullmatch(label):
             raise LectureError(f"cell label '{label}' may hold only {LABEL_RULE} (it names the cell's "
                                "figure files and its anchor)", path, lines.get(("label",), lineno + 1))
-        if isinstance(options.get("tolerance"), str):
-            # YAML reads 1e-6 (no decimal point) as a string; it is still a number.
-            try:
-                options["tolerance"] = float(options["tolerance"])
-            except ValueError:
-                raise LectureError(f"cell option 'tolerance' must be a number or {{rel, abs}}: "
-                                   f"{options['tolerance']!r}", path, lines.get(("tolerance",), lineno + 1)) from None
+        schema.check(options, CELL_OPTIONS_SCHEMA, path, lines, what="cell option", line=lineno + 1)
         code = "\n".join(code_lines).strip("\n")
         if "file" in options:
             source = self._inside_project((path.parent / self._relative(options["file"], path, lineno)).resolve(),
@@ -277,58 +263,8 @@ class Scanner:
             if code.strip():
                 raise LectureError("a cell with 'file:' must have no code of its own", path, lineno)
             code = read_source(source, path, lineno).strip("\n")
+            self._bound_bytes(code, path, lineno)
         return Cell(code=code, options=options, file=path, line=lineno, heading=self.heading)
-
-    def _check_prose(self, block: Markdown, path: Path) -> None:
-        """Images stay inside the project; raw HTML is refused (the deck would run it, the handout
-        drop it)."""
-        lines = list(prose_lines(block, openers=True))
-        for number, (lineno, line) in enumerate(lines):
-            if FENCE.match(line):  # a code block's opening fence: only its attributes are markdown
-                self._check_handler(handler_in(line), "a code block's attributes", path, lineno)
-                continue
-            following = lines[number + 1] if number + 1 < len(lines) else None
-            setext = following is not None and following[0] == lineno + 1 and bool(line.strip()) \
-                and bool(SETEXT_UNDERLINE.match(following[1]))
-            self.check_markdown(line, path, lineno, heading=setext)
-
-    @staticmethod
-    def _check_handler(handler: str | None, where: str, path: Path, lineno: int | None) -> None:
-        if handler:
-            raise LectureError(f"attribute '{handler}' in {where} would run in the deck; "
-                               "event handlers are outside the supported subset", path, lineno)
-
-    def check_markdown(self, line: str, path: Path, lineno: int | None, where: str = "prose",
-                       heading: bool = False) -> None:
-        """One line of markdown (code spans blanked): what it names stays inside the project, and
-        nothing in it would run in the deck."""
-        for match in [*IMAGE.finditer(line), *REFERENCE.finditer(line)]:
-            self._check_image(match["path"], path, lineno)
-        html = RAW_HTML.search(AUTOLINK.sub("", line))
-        if html:
-            raise LectureError(f"raw HTML '{html.group(0)[:40]}' in {where} is outside the supported subset "
-                               "(write markdown; to show the characters, put them in `code`)", path, lineno)
-        if RAW_INLINE.search(line):
-            raise LectureError(f"a raw inline (`…`{{=format}}) in {where} is outside the supported subset: it "
-                               "reaches one product only (write markdown)", path, lineno)
-        self._check_handler(handler_in(line, heading), where, path, lineno)
-        script = SCRIPT_URL.search(line)
-        if script:
-            raise LectureError(f"a {script['scheme'].lower()}: link in {where} would run in the deck; link to "
-                               "a page (https://…) or a file of the project", path, lineno)
-
-    def _check_image(self, target: str, path: Path, lineno: int | None) -> None:
-        from urllib.parse import unquote, urlparse
-        if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", target) and not target.startswith("file:"):
-            return  # a URL, not a file of the machine
-        name = unquote(urlparse(target).path if target.startswith("file:") else target.split("#")[0])
-        if Path(name).is_absolute() or target.startswith("file:"):
-            raise LectureError(f"image {target} is named by an absolute path; name it relative to this file "
-                               "(the project must render wherever it lies)", path, lineno)
-        candidate = path.parent / name
-        # The image itself and, for a name without suffix, the files the formats pick (.svg, .pdf …).
-        for found in [candidate, *candidate.parent.glob(glob.escape(candidate.name) + ".*")] if candidate.parent.is_dir() else [candidate]:
-            self._inside_project(found.resolve(), f"image {target}", path, lineno)
 
     @staticmethod
     def _check_inline(line: str, path: Path, lineno: int) -> None:

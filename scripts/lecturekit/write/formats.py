@@ -22,6 +22,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
 
+from lecturekit import schema
 from lecturekit.errors import LectureError
 from lecturekit.write.pdfprefs import display_doc_title
 from lecturekit.words import WORDS
@@ -240,6 +241,9 @@ class Format:
     # Quarto's own default for an option where pandoc's differs, so both renderers agree when
     # neither _quarto.yml nor the front matter sets it.
     defaults: Mapping[str, Any] = field(default_factory=dict)
+    # The product shows the lecture's links to the rest of the course (its neighbours' titles,
+    # _build/<lecture>/_metadata.yml): a new neighbour writes it again.
+    course_links: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "options", MappingProxyType(dict(self.options)))
@@ -311,7 +315,29 @@ TYPST = Format(
     shared_assets=handout_fonts,
 )
 
-FORMATS: dict[str, Format] = {f.name: f for f in (REVEALJS, TYPST)}
+HTML = Format(
+    name="html",
+    product="index.html",
+    options={
+        # The page's own template (landmarks, header, contents, the episode's other products) and
+        # nothing of Quarto's site theme: Quarto's `minimal`/`theme: none` give pandoc's HTML, as ours.
+        "template": paths("--template"), "minimal": ignored, "theme": ignored,
+        # Fixed by this renderer: figures inside the page, shared assets linked (data-external);
+        # formulas typeset at render time by the lecture filter (KaTeX), so no maths script.
+        "embed-resources": ignored, "html-math-method": ignored, "code-copy": ignored,
+        "output-file": ignored,
+        "default-image-extension": arg("--default-image-extension"),
+    },
+    # SVG: sharp at any zoom on a phone, and text-sized.
+    figure_mimes=("image/svg+xml", "image/png"),
+    link_label=WORDS["page"],
+    # Quarto writes HTML unwrapped (`wrap: none`), as here.
+    fixed_args=("--standalone", "--embed-resources", "--section-divs", "--wrap=none"),
+    course_links=True,
+)
+
+# The course page links each lecture's products in this order: the page (students) first.
+FORMATS: dict[str, Format] = {f.name: f for f in (HTML, REVEALJS, TYPST)}
 
 
 # ---- options from _quarto.yml and the front matter -------------------------------------------------
@@ -357,6 +383,12 @@ def check_format_options(project: Project, lecture: Lecture) -> None:
     check_format_names(project.config.get("format"), project.config_path, project.config_lines)
     check_format_names(lecture.meta.get("format"), lecture.index, lecture.meta_lines)
     for fmt in FORMATS.values():
+        if schema.has(f"format-{fmt.name}"):  # each value's type, range, pattern: schemas/format-<name>.yaml
+            for config, where, lines in ((project.config, project.config_path, project.config_lines),
+                                         (lecture.meta, lecture.index, lecture.meta_lines)):
+                schema.check(_options(config.get("format"), fmt), f"format-{fmt.name}", where, lines,
+                             at=("format", fmt.name), what="format option", named=(fmt.name,),
+                             line=lines.get(("format", fmt.name)))
         for key, (_value, path, line) in option_sources(project, lecture, fmt).items():
             if key not in fmt.options:
                 raise LectureError(f"format option '{fmt.name}: {key}' is outside the supported subset "

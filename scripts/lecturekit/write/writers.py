@@ -73,6 +73,11 @@ class LectureWriter:
         for flt in self.project.config.get("filters") or []:
             args.append(f"--lua-filter={(self.project.root / flt).resolve()}")
         args += fmt.project_args(self.project)
+        # The folder's metadata, as Quarto reads `_metadata.yml` beside the notebook it renders
+        # (course/pages.py writes it: what the lecture's page links to).
+        folder_metadata = self.build / "_metadata.yml"
+        if folder_metadata.exists():
+            args += ["--metadata-file", str(folder_metadata)]
         args += self._provenance_metadata()
         args += format_args(fmt, self.project, self.execution.lecture)
         return args
@@ -172,8 +177,14 @@ class LectureWriter:
         if found is None:
             return err
         headline = err.message.split("\n")[0].replace("typst could not compile the handout: ", "")
-        return LectureError(f"typst could not compile the handout: {headline} (at line {where['line']} of "
-                            f"{written.name}, made from this line)", found[0], found[1], detail=err.message)
+        try:  # the construct, as the author wrote it
+            construct = " ".join(found[0].read_text(encoding="utf-8").split("\n")[found[1] - 1].split())
+        except (OSError, IndexError, UnicodeDecodeError):
+            construct = ""
+        shown = f" `{construct[:80]}`" if construct else ""
+        return LectureError(f"typst could not compile the handout from this line{shown}: {headline} (Typst's "
+                            f"line {where['line']} of {written.name} was made from it)", found[0], found[1],
+                            detail=err.message)
 
     def _filter_failure(self, stderr: str, fmt: Format) -> LectureError | None:
         """A lecture filter's refusal names the block by its id and a line of the markdown in _build;
