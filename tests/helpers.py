@@ -181,3 +181,16 @@ def run_kit(command, project, *args, env=None):
     """Run one of the kit's console scripts (`lecture-plan`, `lecture-gather` …) in `project`."""
     return subprocess.run([str(BIN / command), *args], cwd=project, env={**os.environ, **(env or {})},
                           capture_output=True, text=True, timeout=600)
+
+
+def add_format_schema(monkeypatch, folder, name: str, properties: str = "{}") -> None:
+    """Every format has its options' schema (schemas/format-<name>.yaml): a format a test adds gets
+    one, in a copy of the project's schemas under `folder`."""
+    import shutil
+    from lecturekit import schema
+    schemas = Path(folder) / "schemas"
+    if not schemas.exists():
+        shutil.copytree(schema.SCHEMAS, schemas)
+    (schemas / f"format-{name}.yaml").write_text(
+        f"type: object\nadditionalProperties: false\nproperties: {properties}\n", encoding="utf-8")
+    monkeypatch.setattr(schema, "SCHEMAS", schemas)

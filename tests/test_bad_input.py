@@ -146,8 +146,8 @@ def test_quarto_yml_errors_name_their_line(copy):
     text = config.read_text(encoding="utf-8")
     config.write_text(text.replace("    papersize: a4\n", "    papersize: a4\n    paper-size: a5\n"), encoding="utf-8")
     assert_named(copy.render(), config, line_of(config, "paper-size"), "'typst: paper-size'")
-    config.write_text(text.replace("  revealjs:\n", "  html:\n  revealjs:\n"), encoding="utf-8")
-    assert_named(copy.render(), config, line_of(config, "html:"), "format 'html' is not one")
+    config.write_text(text.replace("  revealjs:\n", "  docx:\n  revealjs:\n"), encoding="utf-8")
+    assert_named(copy.render(), config, line_of(config, "docx:"), "format 'docx' is not one")
     config.write_text(text.replace("  timeout: 120", "  timeout: [120"), encoding="utf-8")
     assert_named(copy.render(), config, line_of(config, "timeout: [120"), "malformed YAML")
 

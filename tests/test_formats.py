@@ -16,7 +16,7 @@ from lecturekit.write.formats import (FORMATS, HTML, REVEALJS, TYPST, Format, ar
 from lecturekit.project import Project
 from lecturekit.write.writers import LectureWriter
 
-from helpers import ROOT
+from helpers import ROOT, add_format_schema
 
 
 # ---- the records ------------------------------------------------------------------------------------
@@ -161,6 +161,7 @@ def test_a_new_record_is_known_to_every_stage_that_lists_formats(project_builder
     plain = Format(name="plain", product="notes.txt", options={"columns": arg("--columns")},
                    figure_mimes=("image/png",), link_label="নোট", shared_assets=prepared.append)
     monkeypatch.setitem(FORMATS, "plain", plain)
+    add_format_schema(monkeypatch, project_builder.root, "plain", "{columns: {type: integer, minimum: 1}}")
     folder = project_builder.add_lecture("01-a", "# ক {#sec-a}\n", front={
         "title": "ক", "format": {"plain": {"columns": 60}}})
     project = Project(project_builder.root)

@@ -17,7 +17,7 @@ from lecturekit.course import builder as course
 from lecturekit.project import Project
 from lecturekit.write.formats import FORMATS, Format
 
-from helpers import ROOT
+from helpers import ROOT, add_format_schema
 
 FILTER = ROOT / "_extensions" / "lecture" / "lecture.lua"
 
@@ -123,6 +123,7 @@ def test_a_further_format_is_one_record_and_one_file_of_renderers(project_builde
     page = Format(name="html4", product="page.html", options={}, figure_mimes=("image/svg+xml", "image/png"),
                   link_label="পাতা", fixed_args=("--standalone",))
     monkeypatch.setitem(FORMATS, "html4", page)
+    add_format_schema(monkeypatch, project_builder.root, "html4")
     (project_builder.root / "_extensions" / "lecture" / "formats" / "html4.lua").write_text(HTML_RENDERERS,
                                                                                           encoding="utf-8")
     body = BLOCKS.split("---\n", 2)[2].replace(
@@ -194,3 +195,13 @@ def test_a_filter_refusal_is_blamed_on_the_lecture_line_that_names_the_block(pro
     line = index.read_text(encoding="utf-8").split("\n").index("::: {.quiz #q-none}") + 1
     assert f"index.qmd:{line}: lecture filter (revealjs): প্রশ্ন ১ marks no option right" in str(err), str(err)
     assert "_build" not in str(err)
+
+
+@pytest.mark.parametrize("to", ["revealjs", "html"])
+def test_an_output_without_a_caption_is_described_by_its_fig_alt(tmp_path, to):
+    """A cell's picture shown without `fig-cap` is an image, not a figure: screen readers still get
+    its `fig-alt` as the image's alt text (not a data- attribute they never read)."""
+    source = "---\ntitle: ক\nepisode: 1\n---\n\n# এক {#sec-one}\n\n![](pic.svg){fig-alt=\"গাছের বর্ণনা\"}\n"
+    out = pandoc(source, to, tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert 'alt="গাছের বর্ণনা"' in out.stdout and "data-fig-alt" not in out.stdout, out.stdout

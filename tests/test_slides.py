@@ -629,8 +629,8 @@ def test_slide_menu_lists_every_slide_under_its_part_and_jumps(browser, rendered
         assert len(items) == len(slides), (len(items), len(slides))
         for item, slide in zip(items, slides):
             assert (item["h"], item["v"]) == (slide["h"], slide["v"])
-            assert item["title"] and item["title"] in " ".join(slide["title"].split()) or \
-                " ".join(slide["title"].split()).startswith(item["title"][:20]), (item, slide["title"])
+            title, shown = " ".join(item["title"].split()), " ".join(slide["title"].split())
+            assert title and (title in shown or shown.startswith(title[:20])), (item, slide["title"])
             # a part's own slides sit under its divider
             assert item["nested"] == (slide["v"] > 0)
         target = next(s for s in slides if s["v"] > 2)
@@ -646,8 +646,9 @@ def test_slide_menu_lists_every_slide_under_its_part_and_jumps(browser, rendered
 
 
 def test_navigation_mode_is_set_as_quarto_spells_it(mini, browser):
-    """`navigation-mode` in the front matter reaches the deck: 'default' makes → jump from part to
-    part (the reason the course sets 'linear'), and without it the deck is linear."""
+    """`navigation-mode` in the front matter reaches the deck: Quarto's 'vertical' (reveal.js's
+    'default') makes → jump from part to part (the reason the course sets 'linear'), and without it
+    the deck is linear."""
     body = """
         # প্রথম অংশ {#sec-one}
 
@@ -666,7 +667,7 @@ def test_navigation_mode_is_set_as_quarto_spells_it(mini, browser):
         তিন।
         """
     for mode, expected in ((None, ["title-slide", "sec-one", "sec-k", "sec-kh", "sec-two", "sec-g"]),
-                           ("default", ["title-slide", "sec-one", "sec-two"])):
+                           ("vertical", ["title-slide", "sec-one", "sec-two"])):
         front = {"title": "নেভিগেশন"} | ({"format": {"revealjs": {"navigation-mode": mode}}} if mode else {})
         mini.write(body, front=front)
         assert mini.render().returncode == 0

@@ -169,11 +169,11 @@ def test_unpack_takes_only_what_a_products_folder_may_hold(generated_course, tmp
     site = copy_project(generated_course, tmp_path / "site", built=False)
     run = run_kit("lecture-gather", site, "unpack", str(folder))
     assert run.returncode == 0, run.stderr
-    assert run.stdout.strip().splitlines() == [f"[01-synthetic] placed from {folder}: 1 execution(s), slides.html"]
+    assert run.stdout.strip().splitlines() == [f"[01-synthetic] placed from {folder}: 1 execution(s), index.html, slides.html"]
     assert sorted(p.name for p in (site / "_build" / "cache").iterdir()) == ["01-synthetic"]
     assert [p.suffix for p in (site / "_build" / "cache" / "01-synthetic").iterdir()] == [".json"]
-    assert set(json.loads((site / "_build" / "01-synthetic" / "products.json").read_text())) == {"revealjs"}
-    assert set(entries) == {"revealjs", "typst"} and not (site / "_output" / "01-synthetic" / "handout.pdf").exists()
+    assert set(json.loads((site / "_build" / "01-synthetic" / "products.json").read_text())) == {"html", "revealjs"}
+    assert set(entries) == {"html", "revealjs", "typst"} and not (site / "_output" / "01-synthetic" / "handout.pdf").exists()
     missing = run_kit("lecture-gather", site, "unpack", str(tmp_path / "nowhere"))
     assert missing.returncode == 1 and "no such products folder" in missing.stderr
 

@@ -205,15 +205,23 @@ local render_line_numbers = C.renderer("line_numbers", {
   end,
 })
 
+-- An image without a caption (an output shown without `fig-cap`) is no figure: its `fig-alt` is
+-- its description, written where each writer reads one (the image's own text: HTML's alt).
+local function alt_from_fig_alt(img)
+  local alt = img.attributes["fig-alt"]
+  if alt and alt ~= "" and #img.caption == 0 then img.caption = pandoc.Inlines(alt) end
+  if not C.quarto then img.attributes["fig-alt"] = nil end
+  return img
+end
+
 -- Any image of an output (a figure or not) takes its PDF rendering in Quarto's handout.
 local render_image = C.renderer("image", {
   typst = function(img)
-    if C.quarto then
-      img.src = pdf_figures.pdf_for(img.src)
-      return img
-    end
+    img = alt_from_fig_alt(img)
+    if C.quarto then img.src = pdf_figures.pdf_for(img.src) end
+    return img
   end,
-  default = keep,
+  default = alt_from_fig_alt,
 })
 
 -- Screen readers get the figure's description, not the caption a second time.

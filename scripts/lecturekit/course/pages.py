@@ -26,6 +26,7 @@ import yaml
 
 from lecturekit.errors import LectureError
 from lecturekit.fsutil import write_if_changed
+from lecturekit.project import check_lecture_name
 from lecturekit.read import frontmatter, qmd
 from lecturekit.read.frontmatter import Meta
 from lecturekit.words import WORDS, bn_digits
@@ -100,10 +101,12 @@ def write_page_links(project: Project, lecture_dirs: list[Path], has_code: Calla
     """`_build/<lecture>/_metadata.yml` for each of `lecture_dirs`, from every lecture of the project
     (only when its bytes change); `has_code(folder, meta)`: whether the lecture has a code zip;
     `known`: the front matters the caller has read already (the others are read here). A lecture
-    whose front matter cannot be read gets none and is no one's neighbour: its own render reports it."""
+    whose name or front matter cannot be read gets none and is no one's neighbour: its own render
+    reports it."""
     readable: list[tuple[Path, Meta]] = []
     for folder in project.lectures():
         try:
+            check_lecture_name(folder)
             meta = (known or {}).get(folder.name)
             readable.append((folder, frontmatter.with_defaults(meta, folder) if meta is not None else lecture_meta(folder)))
         except (LectureError, OSError):

@@ -78,17 +78,18 @@ def every_format(meta: dict[str, Any], project: Project) -> dict[str, Any]:
     """The front matter with every format of _quarto.yml listed when it lists some. Quarto renders
     only the formats a document names: a lecture that sets one revealjs option (`format: revealjs:
     theme: …`) would get no handout from `quarto render`, with exit 0 and no word. Each format it
-    leaves out is listed as `default` (_quarto.yml's options for it, as Quarto merges them)."""
+    leaves out is listed as `default` (_quarto.yml's options for it, as Quarto merges them), in
+    _quarto.yml's order: Quarto finishes a document's formats in reverse order, and the page's
+    finishing step (listed first) must come after the deck's."""
     formats = meta.get("format")
     if formats is None or not project.config_path.exists():
         return meta
     project_formats = project.config.get("format")
     if not isinstance(project_formats, dict):
         return meta
-    listed = dict(formats) if isinstance(formats, dict) else {str(formats): "default"}
-    for name in project_formats:
-        listed.setdefault(name, "default")
-    return {**meta, "format": listed}
+    own = dict(formats) if isinstance(formats, dict) else {str(formats): "default"}
+    listed = {name: own.get(name, "default") for name in project_formats}
+    return {**meta, "format": listed | own}
 
 
 def _cell(cell_type: str, source: str, **fields: Any) -> Any:

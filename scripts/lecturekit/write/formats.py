@@ -52,6 +52,11 @@ def var(name: str) -> Converter:
     return lambda value, root: ["-V", f"{name}={_yaml_scalar(value)}"]
 
 
+def renamed_var(name: str, renames: dict[str, str]) -> Converter:
+    """A template variable whose Quarto spelling differs from reveal.js's for some values."""
+    return lambda value, root: ["-V", f"{name}={renames.get(str(value), _yaml_scalar(value))}"]
+
+
 def js_var(name: str) -> Converter:
     """A reveal.js setting the template writes as bare JavaScript: strings need their quotes."""
     return lambda value, root: ["-V", f"{name}={_yaml_scalar(value) if isinstance(value, (bool, int, float)) else repr(str(value))}"]
@@ -269,7 +274,7 @@ REVEALJS = Format(
         "slide-number": js_var("slideNumber"), "width": var("width"), "height": var("height"),
         "margin": var("margin"), "transition": var("transition"), "controls": var("controls"),
         "progress": var("progress"), "hash": var("hash"), "center": var("center"),
-        "history": var("history"), "navigation-mode": var("navigationMode"),
+        "history": var("history"), "navigation-mode": renamed_var("navigationMode", {"vertical": "default"}),
         "controls-layout": var("controlsLayout"),
         "slide-level": arg("--slide-level"), "incremental": switch("--incremental"),
         "css": paths("--css"), "include-after-body": paths("--include-after-body"),
@@ -383,12 +388,12 @@ def check_format_options(project: Project, lecture: Lecture) -> None:
     check_format_names(project.config.get("format"), project.config_path, project.config_lines)
     check_format_names(lecture.meta.get("format"), lecture.index, lecture.meta_lines)
     for fmt in FORMATS.values():
-        if schema.has(f"format-{fmt.name}"):  # each value's type, range, pattern: schemas/format-<name>.yaml
-            for config, where, lines in ((project.config, project.config_path, project.config_lines),
-                                         (lecture.meta, lecture.index, lecture.meta_lines)):
-                schema.check(_options(config.get("format"), fmt), f"format-{fmt.name}", where, lines,
-                             at=("format", fmt.name), what="format option", named=(fmt.name,),
-                             line=lines.get(("format", fmt.name)))
+        # each value's type, range, pattern: schemas/format-<name>.yaml (every format has one)
+        for config, where, lines in ((project.config, project.config_path, project.config_lines),
+                                     (lecture.meta, lecture.index, lecture.meta_lines)):
+            schema.check(_options(config.get("format"), fmt), f"format-{fmt.name}", where, lines,
+                         at=("format", fmt.name), what="format option", named=(fmt.name,),
+                         line=lines.get(("format", fmt.name)))
         for key, (_value, path, line) in option_sources(project, lecture, fmt).items():
             if key not in fmt.options:
                 raise LectureError(f"format option '{fmt.name}: {key}' is outside the supported subset "
