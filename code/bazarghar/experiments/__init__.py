@@ -108,3 +108,22 @@ __all__ += ["as_if_saved_on", "map_location_demo", "format_map_location", "to_or
             "format_to_order", "MID_EPOCHS", "MID_STOP", "run_steps", "mid_epoch_checkpoint",
             "resume_mid_epoch", "mid_epoch_demo", "format_mid_epoch", "JitterOrders",
             "seed_worker", "dropout_mask_after", "loader_rng_demo", "format_loader_rng"]
+
+# পর্ব ০৭: tensor
+from .tensors import (MEMORY_EXAMPLE, device_demo, error_text, format_device, format_making,
+                      format_memory, format_shape, format_view_or_copy, making_demo, memory_demo,
+                      shape_demo, shares_storage, view_or_copy)
+from .tensors_dtype import (HALF_TYPES, KM_PER_MILE, dtype_demo, format_dtype, precision_table,
+                            promotion_table, running_total, spacing)
+from .tensors_broadcast import (LATE_MINUTES, RULE_BASE, RULE_PER_KM, TRIPS_SEED, broadcast_demo,
+                                exercises07_demo, format_broadcast, format_exercises07,
+                                format_indexing, format_numpy_check, indexing_demo, numpy_check_demo,
+                                old_rule, van_trips)
+
+__all__ += ["MEMORY_EXAMPLE", "device_demo", "error_text", "format_device", "format_making",
+            "format_memory", "format_shape", "format_view_or_copy", "making_demo", "memory_demo",
+            "shape_demo", "shares_storage", "view_or_copy", "HALF_TYPES", "KM_PER_MILE", "dtype_demo",
+            "format_dtype", "precision_table", "promotion_table", "running_total", "spacing",
+            "LATE_MINUTES", "RULE_BASE", "RULE_PER_KM", "TRIPS_SEED", "broadcast_demo",
+            "exercises07_demo", "format_broadcast", "format_exercises07", "format_indexing",
+            "format_numpy_check", "indexing_demo", "numpy_check_demo", "old_rule", "van_trips"]
