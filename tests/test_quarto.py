@@ -14,8 +14,8 @@ working tree, so its products do not replace the ones the other tests read.
   captions and appendix, with no markdown left as text. Quarto's log has no warning.
 - Only what changed: a second `quarto render` with nothing changed writes nothing; after a prose
   edit in one of two small lectures, only that lecture's products are written again.
-- From the sources, Quarto executing the cells itself (`quarto render lectures/<lecture>/index.qmd`):
-  the same slide list and handout headings, in `_output/<lecture>/draft/`, with one warning line.
+- From the sources, Quarto executing the cells itself: tests/test_quarto_draft.py, on one small
+  lecture that uses every construct of the real ones.
 - `quarto preview` (the project, and one lecture's source) serves our deck, executed by our
   executor, and a saved prose edit shows in Chromium without reloading by hand; Quarto starts no
   kernel and writes nothing into `_output/<lecture>/`.
@@ -298,50 +298,6 @@ def test_handout_matches(ours, theirs):
     assert mine.after("উত্তরমালা") and other.after("উত্তরমালা")
     assert [h for h in other.headings if "অনুশীলনী" in h[1] or "আলোচনার" in h[1]] == \
         [h for h in mine.headings if "অনুশীলনী" in h[1] or "আলোচনার" in h[1]]
-
-
-@pytest.fixture(scope="module")
-def drafts(tmp_path_factory):
-    """`quarto render lectures/<lecture>/index.qmd` of every lecture, each in a project copy of its
-    own, two at a time: Quarto's kernel runs a lecture's cells on one core, once per format."""
-    from concurrent.futures import ThreadPoolExecutor
-    projects = {str(lecture): project_copy(tmp_path_factory.mktemp("quarto-source")) for lecture in LECTURES}
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        runs = pool.map(lambda name: quarto(projects[name], f"lectures/{name}/index.qmd"), projects)
-        return {name: (projects[name], run) for name, run in zip(projects, runs)}
-
-
-def test_quarto_executing_the_source_gives_the_same_lecture(browser, ours, drafts, lecture):
-    """`quarto render lectures/<lecture>/index.qmd`: Quarto runs the cells in its own kernel and our
-    filters do the rest, without our executor."""
-    project, run = drafts[lecture]
-    log = run.stdout + run.stderr
-    (ROOT / "tests" / "artifacts").mkdir(parents=True, exist_ok=True)  # also when run on its own
-    (ROOT / "tests" / "artifacts" / f"quarto-render-source-{lecture}.log").write_text(log, encoding="utf-8")
-    assert run.returncode == 0, log[-4000:]
-    assert "Executing 'index.quarto_ipynb'" in log  # Quarto ran the cells in its own kernel
-    # Said before the kernel starts, in one line: a draft, unchecked, and where it went.
-    draft = [line for line in warnings_in(log) if "draft mode" in line]
-    assert len(draft) == 1 and f"_output/{lecture}/draft/" in draft[0] and "not checked" in draft[0], log[-4000:]
-    assert [line for line in warnings_in(log) if line not in draft] == [], "\n".join(warnings_in(log))
-    # Beside the checked products, never over them.
-    assert not (project / "_output" / lecture / "slides.html").exists()
-    deck = deck_profile(browser, project / "_output" / lecture / "draft" / "slides.html")
-    handout = handout_profile(project / "_output" / lecture / "draft" / "handout.pdf")
-    assert deck.titles() == ours[0].titles()
-    assert [s["notes"] for s in deck.slides] == [s["notes"] for s in ours[0].slides]
-    assert deck.total("quiz_options") == ours[0].total("quiz_options")
-    assert deck.requests == []
-    assert handout.headings == ours[1].headings
-    assert "রেন্ডার:" in handout.first_page and "PyTorch" in handout.first_page
-    # The same text in the same order (the PDF figures: an SVG figure's Bengali legend would come
-    # out as other glyphs), compared without spaces, line breaks and digits: this is another
-    # execution in Quarto's kernel, whose float32 results (and the ulp counts printed from them)
-    # may end a few ulps apart from the cached one, and a changed digit moves line breaks.
-    assert letters(handout.text) == letters(ours[1].text)
-    assert not list((project / "lectures").rglob("*.quarto_ipynb")), "Quarto's kept notebook left behind"
-    assert not list((project / "lectures").rglob("*.html"))
-    assert not (project / "_output" / "lectures").exists()
 
 
 def test_quiz_answers_in_quartos_deck(browser, from_notebooks, lecture):
