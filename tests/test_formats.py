@@ -68,7 +68,7 @@ def test_option_converters(tmp_path):
     assert var("width")(1280, tmp_path) == ["-V", "width=1280"]
     assert var("hash")(True, tmp_path) == ["-V", "hash=true"]
     # reveal.js writes slideNumber as bare JavaScript: a string keeps its quotes, a bool does not.
-    assert js_var("slideNumber")("c/t", tmp_path) == ["-V", "slideNumber="c/t""]
+    assert js_var("slideNumber")("c/t", tmp_path) == ["-V", 'slideNumber="c/t"']
     assert js_var("slideNumber")(False, tmp_path) == ["-V", "slideNumber=false"]
     assert meta("toc-title")("সূচিপত্র", tmp_path) == ["-M", "toc-title=সূচিপত্র"]
     assert arg("--toc-depth")(2, tmp_path) == ["--toc-depth", "2"]
@@ -114,7 +114,7 @@ def test_pandoc_arguments_per_format(project_builder):
     katex = next(a for a in slides if a.startswith("--katex=")).split("=", 1)[1]
     css = (project.root / katex / "katex.min.css").read_text(encoding="utf-8")
     assert ".woff2" in css and ".ttf" not in css  # only the woff2 fonts are embedded
-    assert "-V" in slides and "slideNumber="c/t"" in slides
+    assert "-V" in slides and 'slideNumber="c/t"' in slides
     handout = writer.pandoc_args(TYPST)
     template = next(a for a in handout if a.startswith("--template=")).split("=", 1)[1]
     assert template.endswith("handout-template.typ") and os.path.exists(template)
@@ -125,7 +125,7 @@ def test_pandoc_arguments_per_format(project_builder):
 def test_front_matter_option_overrides_quarto_yml(project_builder):
     writer, project = _writer(project_builder, {"title": "ক", "format": {"revealjs": {"slide-number": False}}})
     slides = writer.pandoc_args(REVEALJS)
-    assert "slideNumber=false" in slides and "slideNumber="c/t"" not in slides
+    assert "slideNumber=false" in slides and 'slideNumber="c/t"' not in slides
 
 
 def test_unknown_option_is_named_where_it_is_set(project_builder):
