@@ -29,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import sys
 import sysconfig
 from collections.abc import Iterable, Mapping
@@ -47,9 +48,25 @@ KIT = Path(__file__).resolve().parents[1]  # scripts/lecturekit
 SKIPPED = ("__pycache__",)
 
 
+def _digest(path: Path, root: Path) -> bytes:
+    """The file's sha256, read only when it is a regular file inside `root`: a link out of the
+    project is not ours to read, and a pipe would block (opened without waiting, judged on what was
+    opened). Anything else gives a marker, and the render that follows refuses it with its message."""
+    try:
+        if not path.resolve().is_relative_to(root.resolve()):
+            return b"outside\0"
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return b"none\0"
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            return b"not a regular file\0"
+        return hashlib.file_digest(f, "sha256").digest()
+
+
 def _tree(h: Any, folder: Path, root: Path) -> None:
     """Every file under `folder` (path from `root`, then its bytes' digest) into `h`, in order."""
-    if not folder.is_dir():
+    if not folder.is_dir() or not folder.resolve().is_relative_to(root.resolve()):
         h.update(f"{folder.relative_to(root).as_posix()}: none\0".encode())
         return
     for parent, dirs, files in os.walk(folder):
@@ -59,18 +76,12 @@ def _tree(h: Any, folder: Path, root: Path) -> None:
                 continue
             path = Path(parent) / name
             h.update(f"{path.relative_to(root).as_posix()}\0".encode())
-            try:
-                h.update(hashlib.sha256(path.read_bytes()).digest())
-            except OSError:
-                h.update(b"unreadable\0")
+            h.update(_digest(path, root))
 
 
 def _file(h: Any, path: Path, root: Path) -> None:
     h.update(f"{path.relative_to(root).as_posix()}\0".encode())
-    try:
-        h.update(hashlib.sha256(path.read_bytes()).digest())
-    except OSError:
-        h.update(b"none\0")
+    h.update(_digest(path, root))
 
 
 def _installed() -> list[list[Any]]:

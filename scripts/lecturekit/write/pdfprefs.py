@@ -4,11 +4,11 @@ an incremental update: the compiled bytes stay as they were, and one new version
 follows them (a few hundred bytes), which every reader honours."""
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
 from lecturekit.errors import LectureError
+from lecturekit.fsutil import write_atomic
 
 _TRAILER = re.compile(rb"trailer\s*(<<.*?>>)\s*startxref\s+(\d+)\s*%%EOF\s*$", re.S)
 
@@ -43,6 +43,4 @@ def display_doc_title(pdf: Path) -> None:
     update += (b"xref\n" + number + b" 1\n" + f"{start:010d} {int(generation):05d} n \n".encode()
                + b"trailer\n<</Size " + size + b"/Root " + number + b" " + generation + b" R" + keep
                + f"/Prev {prev}>>\nstartxref\n{xref}\n%%EOF\n".encode())
-    aside = pdf.with_name(f".{pdf.name}.{os.getpid()}.prefs")
-    aside.write_bytes(data + update)
-    os.replace(aside, pdf)
+    write_atomic(pdf, data + update)  # a full disk leaves the compiled file, and nothing aside
