@@ -524,6 +524,23 @@ def test_search_finds_bengali_english_and_api_names(browser, rendered, lecture):
         own.close()
 
 
+def test_search_shows_titles_as_the_page_does(tmp_path):
+    """A title written in markdown (code, emphasis, printed markup) is found and shown as the page's
+    heading shows it, not as its front matter spells it."""
+    from lecturekit.course.pages import page_documents
+    page = tmp_path / "index.html"
+    page.write_text('<header><h1 class="title"><code>nn.Module</code> আর <strong>&lt;b&gt;</strong>'
+                    '<span class="subtitle">ছোট <em>শিরোনাম</em></span></h1>'
+                    '<p class="title-en" lang="en">The <em>Module</em></p></header>'
+                    '<main><section id="sec-a" class="level3"><h3>অংশ <code>x</code></h3><p>লেখা</p></section></main>',
+                    encoding="utf-8")
+    front = {"title": "`nn.Module` আর **<b>**", "subtitle": "ছোট *শিরোনাম*", "title-en": "The *Module*", "episode": 9}
+    lecture, section = page_documents(page, "09-demo", front)
+    assert (lecture["title"], lecture["text"]) == ("nn.Module আর <b>", "ছোট শিরোনাম The Module")
+    assert lecture["where"].endswith("The Module") and section["where"].endswith("nn.Module আর <b>")
+    assert section["title"] == "অংশ x"
+
+
 # ---- the course page -------------------------------------------------------------------------------------
 
 def test_course_page_links_each_page_first_and_fits_a_phone(browser, rendered):

@@ -168,7 +168,9 @@ def write_assets(project: Project) -> list[Path]:
 # ---- search ----------------------------------------------------------------------------------------------
 
 SEARCH_INDEX = "search-index.js"
+DOCUMENTS_FORMAT = 2  # bump when what page_documents reads changes: kept documents are read again
 _SKIPPED = {"script", "style", "nav", "button", "details"}  # not the text, or the answers (folded)
+_HEADER = {("h1", "title"): "title", ("span", "subtitle"): "subtitle", ("p", "title-en"): "title-en"}
 _VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 
 
@@ -180,14 +182,19 @@ class _Sections(html.parser.HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.sections: list[dict[str, Any]] = []
-        self.stack: list[tuple[str, bool, dict[str, Any] | None]] = []  # (tag, skipped, section)
+        self.stack: list[tuple[str, bool, dict[str, Any] | None, str | None]] = []  # (tag, skipped, section, header)
         self.heading: dict[str, Any] | None = None
+        # The page's titles as the reader sees them (the front matter's are markdown).
+        self.shown: dict[str, list[str]] = {"title": [], "subtitle": [], "title-en": []}
 
     def _skipping(self) -> bool:
         return bool(self.stack) and self.stack[-1][1]
 
     def _section(self) -> dict[str, Any] | None:
-        return next((s for _tag, _skip, s in reversed(self.stack) if s is not None), None)
+        return next((s for _tag, _skip, s, _h in reversed(self.stack) if s is not None), None)
+
+    def _header(self) -> str | None:
+        return next((h for _tag, _skip, _s, h in reversed(self.stack) if h is not None), None)
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in _VOID:
@@ -203,7 +210,8 @@ class _Sections(html.parser.HTMLParser):
         around = self._section()
         if tag in ("h2", "h3", "h4") and not skipped and around is not None and not around["title"]:
             self.heading = around
-        self.stack.append((tag, skipped, section))
+        header = _HEADER.get((tag, next((c for c in classes if (tag, c) in _HEADER), "")))
+        self.stack.append((tag, skipped, section, header))
 
     def handle_endtag(self, tag: str) -> None:
         while self.stack:
@@ -216,7 +224,9 @@ class _Sections(html.parser.HTMLParser):
     def handle_data(self, data: str) -> None:
         if self._skipping() or not data.strip():
             return
-        if self.heading is not None:
+        if (header := self._header()) is not None:
+            self.shown[header].append(data)
+        elif self.heading is not None:
             self.heading["title"] += data
         elif (section := self._section()) is not None:
             section["text"].append(data)
@@ -228,9 +238,11 @@ def page_documents(page: Path, lecture: str, meta: Meta) -> list[dict[str, str]]
     parser.feed(page.read_text(encoding="utf-8"))
     href = f"{lecture}/{HTML.product}"
     episode = episode_label(meta)
-    title = str(meta.get("title") or lecture)
-    documents = [{"id": href, "title": title, "where": " · ".join(x for x in (episode, str(meta.get("title-en") or "")) if x),
-                  "text": " ".join(str(meta.get(k) or "") for k in ("subtitle", "title-en"))}]
+    shown = {key: re.sub(r"\s+", " ", "".join(parts)).strip() or str(meta.get(key) or "")
+             for key, parts in parser.shown.items()}
+    title = shown["title"] or lecture
+    documents = [{"id": href, "title": title, "where": " · ".join(x for x in (episode, shown["title-en"]) if x),
+                  "text": " ".join(x for x in (shown["subtitle"], shown["title-en"]) if x)}]
     for section in parser.sections:
         text = re.sub(r"\s+", " ", " ".join(section["text"])).strip()
         heading = re.sub(r"\s+", " ", section["title"]).strip()
@@ -247,7 +259,7 @@ def _cached_documents(project: Project, page: Path, lecture: str, meta: Meta) ->
     """A page's search documents, read again only when the page (or its front matter) changed: a
     course of 91 pages is not parsed on every render."""
     stat = page.stat()
-    stamp = [stat.st_size, stat.st_mtime_ns, json.dumps(meta, sort_keys=True, default=str)]
+    stamp = [DOCUMENTS_FORMAT, stat.st_size, stat.st_mtime_ns, json.dumps(meta, sort_keys=True, default=str)]
     cache = project.build_dir / lecture / "search-documents.json"
     try:
         kept = json.loads(cache.read_text(encoding="utf-8"))
