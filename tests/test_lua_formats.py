@@ -197,11 +197,18 @@ def test_a_filter_refusal_is_blamed_on_the_lecture_line_that_names_the_block(pro
     assert "_build" not in str(err)
 
 
-@pytest.mark.parametrize("to", ["revealjs", "html"])
+@pytest.mark.parametrize("to", ["revealjs", "html", "typst"])
 def test_an_output_without_a_caption_is_described_by_its_fig_alt(tmp_path, to):
     """A cell's picture shown without `fig-cap` is an image, not a figure: screen readers still get
-    its `fig-alt` as the image's alt text (not a data- attribute they never read)."""
-    source = "---\ntitle: ক\nepisode: 1\n---\n\n# এক {#sec-one}\n\n![](pic.svg){fig-alt=\"গাছের বর্ণনা\"}\n"
+    its `fig-alt` as the image's alt text (not a data- attribute they never read); in the handout,
+    Typst's `alt` (the PDF's /Alt), which pandoc's Typst writer leaves out. An image in a line of
+    text keeps its own text and its size."""
+    source = ("---\ntitle: ক\nepisode: 1\n---\n\n# এক {#sec-one}\n\n![](pic.svg){fig-alt=\"গাছের বর্ণনা\"}\n\n"
+              "লেখার ভেতরে ![ছোট \"চিহ্ন\"](dot.svg){width=30%} একটি ছবি।\n")
     out = pandoc(source, to, tmp_path)
     assert out.returncode == 0, out.stderr
-    assert 'alt="গাছের বর্ণনা"' in out.stdout and "data-fig-alt" not in out.stdout, out.stdout
+    if to == "typst":
+        assert '#box(image("pic.svg", alt: "গাছের বর্ণনা"))' in out.stdout, out.stdout
+        assert '#box(image("dot.svg", alt: "ছোট “চিহ্ন”", width: 30%))' in out.stdout, out.stdout
+    else:
+        assert 'alt="গাছের বর্ণনা"' in out.stdout and "data-fig-alt" not in out.stdout, out.stdout

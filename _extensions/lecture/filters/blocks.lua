@@ -227,6 +227,35 @@ local render_image = C.renderer("image", {
   default = alt_from_fig_alt,
 })
 
+-- pandoc's Typst writer leaves an image's text out; Quarto's writes it. A picture no figure holds
+-- (figure_typst writes figures whole) is written here as Quarto writes it, in a pass after the
+-- figures, so the handout's PDF carries its /Alt on both paths. A size Typst does not read as
+-- written (pandoc converts px) stays with pandoc's writer.
+local TYPST_LENGTH = { "^[%d.]+%%$", "^[%d.]+pt$", "^[%d.]+mm$", "^[%d.]+cm$", "^[%d.]+in$", "^[%d.]+em$" }
+local function typst_length(value)
+  for _, pattern in ipairs(TYPST_LENGTH) do
+    if value:match(pattern) then return value end
+  end
+end
+
+local render_image_text = C.renderer("image_text", {
+  typst = function(img)
+    local alt = pandoc.utils.stringify(img.caption)
+    if C.quarto or alt == "" then return nil end
+    local args = { C.typst_string(img.src), "alt: " .. C.typst_string(alt) }
+    for _, dim in ipairs({ "width", "height" }) do
+      local value = img.attributes[dim]
+      if value then
+        local length = typst_length(value)
+        if not length then return nil end
+        table.insert(args, dim .. ": " .. length)
+      end
+    end
+    return pandoc.RawInline("typst", "#box(image(" .. table.concat(args, ", ") .. "))")
+  end,
+  default = function() return nil end,
+})
+
 -- Screen readers get the figure's description, not the caption a second time.
 local function described(fig, image_classes)
   return fig:walk({ Image = function(img)
@@ -262,7 +291,7 @@ local function quarto_class_output(cell)
   end })
 end
 
-return {
+return { {
   Callout = quarto_callout,
   Math = render_math,
   Table = render_table,
@@ -287,4 +316,6 @@ return {
   end,
   Image = render_image,
   Figure = render_figure,
-}
+}, {
+  Image = render_image_text,
+} }
