@@ -277,15 +277,21 @@ def build_course(project: Project, lecture_dirs: Iterable[Path], format_names: l
         todo.sort(key=lambda p: not p.execute)
         # fork: the workers start with every module already imported. No thread runs here yet.
         context = multiprocessing.get_context("fork")
-        with cf.ProcessPoolExecutor(min(jobs, len(todo)), mp_context=context) as pool:
-            futures = [pool.submit(_worker_build, project.root, p, format_names,
-                                   progress=progress, **kwargs) for p in todo]
-            try:
-                for future in cf.as_completed(futures):
-                    done(future.result())
-            except KeyboardInterrupt:
-                _interrupt_workers(pool)
-                raise
+        try:
+            with cf.ProcessPoolExecutor(min(jobs, len(todo)), mp_context=context) as pool:
+                futures = [pool.submit(_worker_build, project.root, p, format_names,
+                                       progress=progress, **kwargs) for p in todo]
+                try:
+                    for future in cf.as_completed(futures):
+                        done(future.result())
+                except KeyboardInterrupt:
+                    _interrupt_workers(pool)
+                    raise
+        except KeyboardInterrupt:
+            # The workers are gone; what one left while it was stopped (its kernel's run folder,
+            # a file aside) goes with them.
+            project.sweep_leftovers()
+            raise
     return plans, [results[p.name] for p in plans]
 
 
