@@ -288,8 +288,9 @@ def build_course(project: Project, lecture_dirs: Iterable[Path], format_names: l
                     _interrupt_workers(pool)
                     raise
         except KeyboardInterrupt:
-            # The workers are gone; what one left while it was stopped (its kernel's run folder,
-            # a file aside) goes with them.
+            # The workers are gone. The first to leave marked the pool broken, and concurrent.futures
+            # then terminated the others (SIGTERM) mid-cleanup: what they left (a kernel's run
+            # folder, a file aside) goes with them.
             project.sweep_leftovers()
             raise
     return plans, [results[p.name] for p in plans]
