@@ -1,5 +1,6 @@
 """What a killed render leaves behind: no child keeps running, and the next render removes its
 files aside and its kernel's folder. The products are replaced together or not at all."""
+import contextlib
 import os
 import signal
 import subprocess
@@ -7,7 +8,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from helpers import processes_under, start_slow_handout
+from helpers import RENDER, processes_under, start_slow_handout
 from test_bad_input import copy, products, rendered_mini  # noqa: F401
 from test_pipeline import GOOD
 
@@ -77,6 +78,28 @@ def test_a_killed_render_leaves_no_typst_running(copy):  # noqa: F811
     assert copy.render().returncode == 0
     assert not list((copy.root / "_output" / "demo").glob(".*.tmp"))
     assert not list(Path(tempfile.gettempdir()).glob(f"lecturekit-{run.pid}-*"))
+
+
+def test_a_killed_render_leaves_no_kernel_running(copy):  # noqa: F811
+    """kill -9 of the render while a cell runs: its kernel (in a session of its own, which no
+    terminal's Ctrl-C reaches) ends with it."""
+    copy.write(GOOD + '\n```{python}\n#| label: slow\nimport time\nfor _ in range(600):\n    time.sleep(0.1)\n```\n')
+    run = subprocess.Popen([RENDER, "--fresh"], cwd=copy.root, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while "cell 2/2 slow" not in run.stderr.readline():
+        assert run.poll() is None and time.monotonic() < deadline, "the slow cell never started"
+    assert [cmd for _pid, cmd in processes_under(copy.root) if "ipykernel" in cmd], "no kernel seen running"
+    os.kill(run.pid, signal.SIGKILL)
+    run.wait()
+    deadline = time.monotonic() + 3
+    while processes_under(copy.root) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = processes_under(copy.root)
+    for pid, _cmd in left:  # not left running for the rest of the suite
+        with contextlib.suppress(OSError):
+            os.kill(int(pid), signal.SIGKILL)
+    assert left == [], left
 
 
 def test_a_typst_error_names_the_lecture_line(copy):  # noqa: F811

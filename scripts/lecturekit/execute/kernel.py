@@ -151,11 +151,17 @@ finally:
 
 # The kernel's parent is this small process, not the render: a cell that kills its parent
 # (`os.kill(os.getppid(), 9)`) kills it, the kernel dies with it (PR_SET_PDEATHSIG), and the render
-# names the cell instead of vanishing without a word. Interrupts reach the kernel through its
-# process group (jupyter_client signals the group); this process ignores them and passes on the
-# kernel's exit status. Stdlib only.
+# names the cell instead of vanishing without a word. This process dies with the render in turn
+# (a render killed with -9, or stopped before it could shut the kernel down, leaves no kernel; the
+# render's thread that started it waits in the execution until the kernel is shut down).
+# Interrupts reach the kernel through its process group (jupyter_client signals the group); this
+# process ignores them and passes on the kernel's exit status. Stdlib only.
 _NANNY = """import ctypes, os, signal, subprocess, sys
 signal.signal(signal.SIGINT, signal.SIG_IGN)
+render = os.getppid()
+ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: gone with the render
+if os.getppid() != render:
+    os._exit(1)
 def die_with_parent():
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
