@@ -1,6 +1,7 @@
 """Shared fixtures: the real project rendered once, its lectures, throwaway projects built by
 lecturekit's `ProjectBuilder` (the same builder the benchmark uses), a browser; each test's CPU cost,
 summed per lecture at the end (budget.py). What the tests share besides fixtures is in helpers.py."""
+import signal
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,12 @@ if Path(lecturekit.__file__).resolve().parents[2] != ROOT:
 
 from budget import LEDGER  # noqa: E402
 from helpers import MiniProject, ProjectBuilder, ScriptRuns, run_render  # noqa: E402
+
+# A suite started with SIGINT ignored (nohup, a background job of a shell without job control)
+# would pass that on to every render it starts, and the Ctrl-C tests would find renders that cannot
+# be stopped: the renders start as from a terminal.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # ---- the time budget: every test's CPU cost, summed per lecture at the end (tests/budget.py) -----
 
