@@ -158,16 +158,16 @@ finally:
 # process ignores them and passes on the kernel's exit status. Stdlib only.
 _NANNY = """import ctypes, os, signal, subprocess, sys
 signal.signal(signal.SIGINT, signal.SIG_IGN)
-render = os.getppid()
-ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: gone with the render
-if os.getppid() != render:
-    os._exit(1)
-def die_with_parent():
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+def die_with(parent):
     ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    if os.getppid() == 1:
+    if os.getppid() != parent:  # it was gone already
         os._exit(1)
-kernel = subprocess.Popen(sys.argv[1:], preexec_fn=die_with_parent)
+die_with(os.getppid())  # the render
+nanny = os.getpid()
+def start_kernel():
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    die_with(nanny)
+kernel = subprocess.Popen(sys.argv[1:], preexec_fn=start_kernel)
 signal.signal(signal.SIGTERM, lambda signum, frame: kernel.terminate())
 code = kernel.wait()
 sys.exit(code if code >= 0 else 128 - code)
