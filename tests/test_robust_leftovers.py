@@ -19,6 +19,21 @@ def dead_pid():
     return process.pid
 
 
+def left_running_after_kill(run, root):
+    """kill -9 of the render `run`; what still runs under `root` 3 s later (then killed, so that
+    it does not run on for the rest of the suite)."""
+    os.kill(run.pid, signal.SIGKILL)
+    run.wait()
+    deadline = time.monotonic() + 3
+    while processes_under(root) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = processes_under(root)
+    for pid, _cmd in left:
+        with contextlib.suppress(OSError):
+            os.kill(int(pid), signal.SIGKILL)
+    return left
+
+
 def test_the_next_render_removes_what_killed_renders_left(copy):  # noqa: F811
     out = copy.root / "_output" / "demo"
     gone, alive = dead_pid(), os.getpid()
@@ -64,15 +79,7 @@ def test_a_killed_render_leaves_no_typst_running(copy):  # noqa: F811
         assert run.poll() is None, run.communicate()
         assert time.monotonic() < deadline, "Typst never started"
         time.sleep(0.05)
-    os.kill(run.pid, signal.SIGKILL)
-    run.wait()
-    deadline = time.monotonic() + 3
-    while processes_under(copy.root) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    left = processes_under(copy.root)
-    if left:
-        os.killpg(run.pid, signal.SIGKILL)
-    assert left == [], left
+    assert left_running_after_kill(run, copy.root) == []
     # The next render removes the files the killed one left aside.
     copy.write(GOOD)
     assert copy.render().returncode == 0
@@ -90,16 +97,7 @@ def test_a_killed_render_leaves_no_kernel_running(copy):  # noqa: F811
     while "cell 2/2 slow" not in run.stderr.readline():
         assert run.poll() is None and time.monotonic() < deadline, "the slow cell never started"
     assert [cmd for _pid, cmd in processes_under(copy.root) if "ipykernel" in cmd], "no kernel seen running"
-    os.kill(run.pid, signal.SIGKILL)
-    run.wait()
-    deadline = time.monotonic() + 3
-    while processes_under(copy.root) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    left = processes_under(copy.root)
-    for pid, _cmd in left:  # not left running for the rest of the suite
-        with contextlib.suppress(OSError):
-            os.kill(int(pid), signal.SIGKILL)
-    assert left == [], left
+    assert left_running_after_kill(run, copy.root) == []
 
 
 def test_a_typst_error_names_the_lecture_line(copy):  # noqa: F811
