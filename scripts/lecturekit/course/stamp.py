@@ -48,12 +48,13 @@ KIT = Path(__file__).resolve().parents[1]  # scripts/lecturekit
 SKIPPED = ("__pycache__",)
 
 
-def _digest(path: Path, root: Path) -> bytes:
-    """The file's sha256, read only when it is a regular file inside `root`: a link out of the
-    project is not ours to read, and a pipe would block (opened without waiting, judged on what was
-    opened). Anything else gives a marker, and the render that follows refuses it with its message."""
+def _digest(path: Path, inside: Path) -> bytes:
+    """The file's sha256, read only when it is a regular file inside `inside` (a resolved folder): a
+    link out of the project is not ours to read, and a pipe would block (opened without waiting,
+    judged on what was opened). Anything else gives a marker, and the render that follows refuses
+    it with its message."""
     try:
-        if not path.resolve().is_relative_to(root.resolve()):
+        if not path.resolve().is_relative_to(inside):
             return b"outside\0"
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError:
@@ -66,7 +67,8 @@ def _digest(path: Path, root: Path) -> bytes:
 
 def _tree(h: Any, folder: Path, root: Path) -> None:
     """Every file under `folder` (path from `root`, then its bytes' digest) into `h`, in order."""
-    if not folder.is_dir() or not folder.resolve().is_relative_to(root.resolve()):
+    inside = root.resolve()
+    if not folder.is_dir() or not folder.resolve().is_relative_to(inside):
         h.update(f"{folder.relative_to(root).as_posix()}: none\0".encode())
         return
     for parent, dirs, files in os.walk(folder):
@@ -76,12 +78,12 @@ def _tree(h: Any, folder: Path, root: Path) -> None:
                 continue
             path = Path(parent) / name
             h.update(f"{path.relative_to(root).as_posix()}\0".encode())
-            h.update(_digest(path, root))
+            h.update(_digest(path, inside))
 
 
 def _file(h: Any, path: Path, root: Path) -> None:
     h.update(f"{path.relative_to(root).as_posix()}\0".encode())
-    h.update(_digest(path, root))
+    h.update(_digest(path, root.resolve()))
 
 
 def _installed() -> list[list[Any]]:
