@@ -6,6 +6,7 @@ code/) keep each kernel start cheap; the last test checks the real lectures from
 from __future__ import annotations
 
 import functools
+import importlib.metadata
 import os
 import re
 import subprocess
@@ -613,6 +614,81 @@ def test_upgrade_report_refuses_an_interpreter_that_cannot_run_the_lectures(tmp_
         lines = [line for line in out.strip().split("\n") if line]
         assert status == 3 and len(lines) == 1 and says in lines[0] and python in lines[0], (python, out)
     assert not (proj / "_build").exists()  # refused before anything ran
+
+
+UPGRADE = {
+    "_01-upgrade.qmd": """
+        # উন্নয়ন {#sec-upgrade}
+
+        ```{python}
+        #| label: np-version
+        import numpy as np
+        print("numpy", np.__version__)
+        ```
+
+        ```{python}
+        #| label: price
+        from shop import PRICES
+        print(sum(PRICES))
+        ```
+        """,
+}
+
+
+def numpy_environment(folder):
+    """A real second environment: a venv with this one's packages (a .pth line) and a real NumPy of
+    an earlier minor release installed into it (uv; from uv's cache after the first download), which
+    comes first on its path."""
+    python, purelib = _venv(folder)
+    (purelib / "zz_upgrade.pth").write_text(f"{sysconfig.get_paths()['purelib']}\n")
+    major, minor = importlib.metadata.version("numpy").split(".")[:2]
+    subprocess.run([str(Path(sys.executable).parent / "uv"), "pip", "install", "--quiet", "--no-deps",
+                    "--python", str(python), f"numpy<{major}.{minor}"], check=True)
+    return python
+
+
+def _cause_lines(out):
+    """label -> the cause of each EXPECTED line of the upgrade report (what changed, in its words)."""
+    return {line.split()[1]: line.split("; why: ", 1)[1] for line in out.split("\n")
+            if line.startswith("EXPECTED ") and "; why: " in line}
+
+
+def test_upgrade_report_names_the_package_that_changed_and_only_the_files_that_changed(
+        tmp_path, monkeypatch, capsys):
+    proj = make_project(tmp_path, "05-upgrade", UPGRADE)
+    other = numpy_environment(tmp_path / "venv-np")
+    here_numpy = importlib.metadata.version("numpy")
+    there_numpy = cache.environment_versions(other)["numpy"]
+    assert there_numpy != here_numpy
+    status, out = run_check(proj, monkeypatch, capsys, "05-upgrade", "--accept")
+    assert status == 0, out
+    # A comment in code/ after the accept: a passing check confirms it (the report's baseline).
+    loader = proj / "code" / "shop" / "loader.py"
+    loader.write_text("# লোডার\n" + loader.read_text())
+    status, out = run_check(proj, monkeypatch, capsys, "05-upgrade")
+    assert status == 0, out
+
+    # Only NumPy differs: the one differing cell is blamed on it, and on no file.
+    status, out = run_check(proj, monkeypatch, capsys, "05-upgrade", "--compare-python", str(other))
+    assert status == 1, out
+    assert "1 of 2 cells with output differ; 1 differ from tests/expected under the other environment" in out
+    causes = _cause_lines(out)
+    assert set(causes) == {"np-version"}, out
+    assert causes["np-version"].startswith(f"the environment changed (numpy {here_numpy} → {there_numpy}"), out
+    assert "code" not in causes["np-version"] and "file" not in causes["np-version"], out
+    html = (proj / "_output" / "compare-report.html").read_text(encoding="utf-8")
+    assert f"numpy {here_numpy} → {there_numpy}" in html and "files:" not in html and "(removed)" not in html
+
+    # A file of code/ really changed: each cause names it, and only it.
+    model = proj / "code" / "shop" / "model.py"
+    model.write_text(model.read_text().replace("PRICES = (1, 2, 3)", "PRICES = (1, 2, 4)"))
+    status, out = run_check(proj, monkeypatch, capsys, "05-upgrade", "--compare-python", str(other))
+    assert status == 1, out
+    causes = _cause_lines(out)
+    assert set(causes) == {"np-version", "price"}, out
+    for label, cause in causes.items():
+        assert f"numpy {here_numpy} → {there_numpy}" in cause, (label, out)
+        assert cause.endswith("and the code changed (files: code/shop/model.py)"), (label, out)
 
 
 CAUSES = {

@@ -33,7 +33,7 @@ from .normalise import Item
 from .readers import Reader, prose_readers
 from .records import Versions
 from .report import reader_lines, versions_text
-from .run import CellCheck, cell_name, expected_path, failed_claims, fresh_seconds, new_checked, observed
+from .run import CellCheck, cell_name, check_execution, expected_path, failed_claims, fresh_seconds, observed
 
 if TYPE_CHECKING:
     from lecturekit.project import Project
@@ -129,12 +129,14 @@ def _execute_other(project: Project, lecture_dir: Path, python: str, *, fresh: b
 
 def _against_expectations(project: Project, execution: ExecutedLecture,
                            expected_dir: Path | None = None) -> list[CellCheck]:
-    """The other run's cells against tests/expected: the check an upgrade would face."""
+    """The other run's cells against tests/expected: the check an upgrade would face, with the same
+    baseline as `scripts/check` (the files and code digests it last confirmed), so a cause names
+    only the files that changed since; nothing is recorded."""
     name = execution.lecture.name
     store = Expectations(expected_path(project, name, expected_dir), name)
     if not store.exists:
         return []
-    return new_checked(project, execution, store).problems
+    return check_execution(project, execution, expected_dir=expected_dir, update=False, expectations=store).problems
 
 
 def compare_environments(project: Project, lecture_dir: Path, python: str, *, fresh: bool = False,

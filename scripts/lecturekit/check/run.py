@@ -320,15 +320,6 @@ def check_lecture(project: Project, lecture_dir: Path, *, fresh: bool = False,
                            expectations=store)
 
 
-def new_checked(project: Project, execution: ExecutedLecture, store: Expectations) -> Checked:
-    """The lecture's record against `store`, compared (no claims yet, nothing written)."""
-    record = execution.record
-    checked = Checked(name=execution.lecture.name, expectations=store, record=record,
-                      from_cache=execution.from_cache, seconds=0.0, fresh_seconds=fresh_seconds(execution.timings),
-                      digests=code_digests(record.cells, project.code_dir))
-    return compare_all(checked, project.root)
-
-
 def check_execution(project: Project, execution: ExecutedLecture, *, expected_dir: Path | None = None,
                     started: float | None = None, update: bool = True,
                     expectations: Expectations | None = None) -> Checked:
