@@ -127,3 +127,18 @@ def test_stamps_are_ignored_when_accepting(copy, monkeypatch):  # noqa: F811
     monkeypatch.setenv("LECTUREKIT_ACCEPT", "1")
     assert "[demo] execute:" in pre_render(copy.root)
 
+
+
+def test_with_the_stamp_holding_our_render_reads_nothing(copy):  # noqa: F811
+    """`scripts/render` trusts the same stamp: a lecture whose stamp holds is not read, keyed or
+    checked, and the course page is not written again; a changed expectation plans it in full."""
+    from helpers import run_render
+    run = run_render(copy.root)
+    assert run.returncode == 0, run.stderr
+    assert "[demo] up to date (nothing it is made from changed)" in run.stderr, run.stderr
+    assert "execute:" not in run.stderr, run.stderr
+    edit(copy.root / "tests" / "expected" / "demo.yaml", "# note\n")
+    run = run_render(copy.root)
+    assert run.returncode == 0 and "[demo] execute:" in run.stderr, run.stderr
+    for flag in ("--force", "--accept"):
+        assert "[demo] execute:" in run_render(copy.root, flag).stderr

@@ -55,6 +55,17 @@ def render(argv: list[str] | None = None) -> int:
     # A full render of every format leaves stamps (course/stamp.py), computed before anything is read.
     stamping = not args.execute_only and set(format_names) == set(FORMATS)
     inputs = stamp.inputs_of(project, [d.name for d in project.lectures()], FORMATS) if stamping else {}
+    accept = args.accept or os.environ.get("LECTUREKIT_ACCEPT") == "1"
+    # A lecture whose stamp holds is current as it is: nothing it is made from changed, and what its
+    # last render left is as it left it. It is not read, keyed or checked again (its notes are said).
+    products = [FORMATS[name].product for name in format_names]
+    settled = {} if not stamping or args.force or args.fresh or accept else {
+        d.name: notes for d in lecture_dirs if (notes := stamp.settled(project, d.name, inputs[d.name], products)) is not None}
+    for name, notes in settled.items():
+        for line in notes:
+            say(line)
+        say(f"[{name}] up to date (nothing it is made from changed)")
+    lecture_dirs = [d for d in lecture_dirs if d.name not in settled]
 
     def report(result: course.LectureResult) -> None:
         for line in course.summary_lines(result, project.root):
@@ -65,14 +76,15 @@ def render(argv: list[str] | None = None) -> int:
     plans, results = course.build_course(
         project, lecture_dirs, format_names, jobs=args.jobs, fresh=args.fresh,
         execute_only=args.execute_only, force=args.force,
-        accept=args.accept or os.environ.get("LECTUREKIT_ACCEPT") == "1",
+        accept=accept,
         progress=None if args.quiet else course.progress_to_stderr, on_result=report)
     failed = [r for r in results if r.error]
     for plan, result in zip(plans, results):
         if plan.error or (not plan.execute and not plan.write):  # not built here: not reported yet
             report(result)
     site_seconds, site_error = 0.0, None
-    if not args.execute_only and not args.no_index:
+    course_current = not lecture_dirs and stamping and stamp.course_settled(project, inputs)
+    if not args.execute_only and not args.no_index and not course_current:
         site_started = time.perf_counter()
         try:
             page, _zips, unreadable = site.build_site(project, errors={r.name: r.error for r in failed if r.error})
@@ -87,8 +99,8 @@ def render(argv: list[str] | None = None) -> int:
                       whole_course=not args.no_index and not site_error and not args.lectures)
     executed = sum(r.executed for r in results)
     written = sum(bool(r.written) for r in results)
-    say(f"{len(results)} lecture(s): {executed} executed, {written} written, "
-        f"{len(results) - len(failed)} ok, {len(failed)} failed; {time.perf_counter() - started:.2f} s")
+    say(f"{len(results) + len(settled)} lecture(s): {executed} executed, {written} written, "
+        f"{len(results) + len(settled) - len(failed)} ok, {len(failed)} failed; {time.perf_counter() - started:.2f} s")
     if args.timings:
         with open(args.timings, "w", encoding="utf-8") as fh:
             json.dump({"lectures": [asdict(r) for r in results], "site_seconds": site_seconds,
