@@ -134,7 +134,7 @@ REAL = {
     "s04-clone": ["UserWarning: To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone()",
                   "w: [9.0, 1.0, 5.0] | own: [100.0, 1.0, 5.0]", "clone: CloneBackward0"],
     "s05-buffer": ["পরে: False True CopySlices", "আগে: True False"],
-    "s08-hook": ["জমা হলো: tensor([-20., -20., -14.])", "এসেছিল: tensor([-119.,  -42.,  -14.])"],
+    "s08-hook": ["জমা হলো: tensor([-20., -20., -14.])", "এসেছিল:  tensor([-119.,  -42.,  -14.])"],
     "s05-item": ["loss.grad: tensor(1.) | w.grad: None",
                  "UserWarning: Converting a tensor with requires_grad=True to a scalar"],
     "s00-story": ["loss: [49.0, 49.0, 49.0]"],
