@@ -31,10 +31,10 @@ __all__ = [
 
 
 def error_of(run) -> tuple[str, str] | None:
-    """``run()`` যে error দেয়: (type, বার্তার প্রথম বাক্য); error না হলে None।"""
+    """``run()`` যে error দেয়: (type, বার্তা); error না হলে None।"""
     try:
         run()
-    except (RuntimeError, TypeError) as err:
+    except (AttributeError, RuntimeError, TypeError) as err:
         return type(err).__name__, str(err)
     return None
 
@@ -96,8 +96,9 @@ def integer_grad() -> dict:
 
 
 def item_trap(steps: int = 3, lr: float = 0.001) -> dict:
-    """গল্পের বাগ: loss Python float-এ নেমে গেল, তারপর নতুন tensor বানিয়ে backward।
-    error থামে, কিন্তু w আর b কখনো gradient পায় না, loss নড়ে না।"""
+    """গল্পের বাগ: loss Python float-এ নেমে গেল। সেই float-এ backward একটি error, তা থেকে
+    requires_grad ছাড়া tensor বানিয়ে backward আরেকটি; requires_grad=True দিলে error থামে,
+    কিন্তু w আর b কখনো gradient পায় না, loss নড়ে না।"""
     def run(broken: bool) -> dict:
         w, b, x = start_tensors()
         losses = []
@@ -124,10 +125,11 @@ def item_trap(steps: int = 3, lr: float = 0.001) -> dict:
             warnings.simplefilter("always")
             plain = convert(loss)
         said[how] = [f"{w_.category.__name__}: {str(w_.message).splitlines()[0]}" for w_ in caught]
-    error = error_of(lambda: torch.tensor(plain).backward())
+    errors = {"float": error_of(lambda: plain.backward()),                # তানিয়ার প্রথম চেষ্টা
+              "tensor": error_of(lambda: torch.tensor(plain).backward())}  # tensor বানিয়ে দ্বিতীয়
     fixed = run(False)
     fixed["losses"] = [float(f"{v:.4g}") for v in fixed["losses"]]  # শেষ অঙ্ক CPU-ভেদে নড়তে পারে
-    return {"error": error, "warnings": said, "broken": run(True), "fixed": fixed}
+    return {"errors": errors, "warnings": said, "broken": run(True), "fixed": fixed}
 
 
 def traps_demo() -> dict:
@@ -147,7 +149,8 @@ def format_traps(r: dict) -> str:
         f"৪. sqrt(0)-এর gradient {r['sqrt']['sqrt']}; √(dx²+dy²) শূন্যে {r['sqrt']['by_hand_norm']};"
         f" vector_norm {r['sqrt']['vector_norm']}; abs(0) {r['sqrt']['abs']}",
         "৫. int tensor: " + err(r["integer"]["error"]),
-        "৬. .item()-এর পরে backward: " + err(item["error"]),
+        "৬. .item()-এর float-এ backward: " + err(item["errors"]["float"]),
+        "   torch.tensor(float)-এ backward: " + err(item["errors"]["tensor"]),
         f"   নতুন tensor বানিয়ে: loss {item['broken']['losses']}, w {item['broken']['w']}",
         f"   graph না ছিঁড়ে:      loss {item['fixed']['losses']}",
     ])
