@@ -3,12 +3,17 @@ ShellCheck on its scripts) and zizmor, each linter fails a workflow broken the w
 and the commands its jobs run do what the jobs rely on: the plan's fields, products folders packed
 by one job and unpacked by another into the site, the check's Markdown summary.
 
-GitHub Actions cannot run here: what runs there is proven by its linters and by these commands."""
+The workflow itself runs here on a real engine, nektos/act: its jobs on this machine, on a generated
+course, its remote actions replaced by stand-ins (tests/act/). A pull request, the push to main and a
+prose edit run plan → lecture (the matrix) → check / site → deploy, and what each job hands on is
+asserted; a workflow broken where only a run can tell (a `uses:` GitHub cannot resolve, a job's
+`needs`, a matrix or an output nobody sets) fails its run."""
 import json
 import os
 import re
 import shutil
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -19,6 +24,8 @@ from lecturekit.check.markdown_report import code, fenced
 
 WORKFLOW = ROOT / ".github" / "workflows" / "course.yml"
 NAMES = ["01-synthetic", "02-synthetic", "03-synthetic"]
+# A remote action pinned by its commit: owner, repository, its folder (when not the root), commit.
+REMOTE = re.compile(r"([\w.-]+)/([\w.-]+)(/[\w./-]+)?@([0-9a-f]{40})")
 
 
 def lint(repo: Path) -> dict[str, subprocess.CompletedProcess]:
@@ -77,11 +84,18 @@ def test_a_broken_workflow_fails_its_linter(tmp_path, what, old, new, linter, na
 
 
 def test_every_action_is_pinned_by_commit_and_every_job_has_its_own_permissions():
+    """A remote action by its commit; the local action by its path in the repository (GitHub's forms
+    of `uses:` are `{owner}/{repo}[/{path}]@{ref}`, `./{path}` and `docker://{image}`), after the
+    checkout that puts it in the workspace."""
     workflow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
     action = yaml.safe_load((ROOT / ".github" / "actions" / "setup" / "action.yml").read_text(encoding="utf-8"))
     steps = [step for job in workflow["jobs"].values() for step in job["steps"]] + action["runs"]["steps"]
     for uses in (step["uses"] for step in steps if "uses" in step):
-        assert uses.startswith("$/") or re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", uses), uses
+        assert uses == "./.github/actions/setup" or REMOTE.fullmatch(uses), uses
+    for name, job in workflow["jobs"].items():
+        uses = [step.get("uses", "").partition("@")[0] for step in job["steps"]]
+        if "./.github/actions/setup" in uses:
+            assert uses.index("actions/checkout") < uses.index("./.github/actions/setup"), name
     assert workflow["permissions"] == {}
     assert all("permissions" in job for job in workflow["jobs"].values())
     writes = {name: job["permissions"] for name, job in workflow["jobs"].items()
@@ -223,3 +237,289 @@ def test_the_commands_a_job_types_run_from_anywhere(tmp_path):
 
 def planned_names(found):
     return [entry["name"] for entry in found["execute"]]
+
+
+# ---- the workflow run by a real engine: nektos/act -------------------------------------------------
+#
+# act runs the workflow's jobs on this machine (`-P ubuntu-24.04=-self-hosted`, each job in a
+# workspace of its own) from a test copy without the `container:` lines (there is no Docker here),
+# on a git repository of the generated course with this project's scripts and `.github/`. Every
+# remote action is replaced by its stand-in under tests/act/ (`--local-repository`): a checkout that
+# lays out the commit's files, caches and artifacts kept in folders of the test, a Pages deploy that
+# copies the site. act runs with no network at all (a network namespace of its own), so nothing it
+# does can need one. Its JSON log says which jobs ran and how they ended, every output each step set
+# and the job summaries.
+
+ACT = BIN / "act"
+STANDINS = ROOT / "tests" / "act"
+RUNNER = "ubuntu-24.04"
+
+
+def remote_actions() -> set[tuple[str, str, str]]:
+    """(owner, repository, commit) of every remote action the workflow and its local actions use."""
+    workflow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+    steps = [step for job in workflow["jobs"].values() for step in job["steps"]]
+    for action in (ROOT / ".github" / "actions").glob("*/action.yml"):
+        steps += yaml.safe_load(action.read_text(encoding="utf-8"))["runs"]["steps"]
+    found = (REMOTE.fullmatch(step.get("uses", "")) for step in steps)
+    return {(match[1], match[2], match[4]) for match in found if match}
+
+
+def on_this_machine(text: str) -> str:
+    """The workflow as act runs it here: the jobs on the host, not in `debian:12`."""
+    jobs = yaml.safe_load(text)["jobs"]
+    containers = sum("container" in job for job in jobs.values())
+    assert containers and text.count("    container: debian:12\n") == containers, "update on_this_machine"
+    assert all(job["runs-on"] == RUNNER for job in jobs.values()), f"act maps {RUNNER} to this machine"
+    return text.replace("    container: debian:12\n", "")
+
+
+def git(repo: Path, *args: str) -> str:
+    identity = ["-c", "user.name=test", "-c", "user.email=test@example.invalid", "-c", "commit.gpgsign=false"]
+    return subprocess.run(["git", *identity, *args],
+                          cwd=repo, check=True, capture_output=True, text=True).stdout
+
+
+def workflow_repository(generated_course: Path, folder: Path) -> Path:
+    """A git repository (branch main) of the generated course with this project's scripts and
+    `.github/` (the workflow as act runs it here). Its venv and npm packages are links to this
+    checkout's: what `scripts/setup` finds installed, so each job's setup installs nothing."""
+    repo = copy_project(generated_course, folder, built=False)
+    shutil.copytree(ROOT / "scripts", repo / "scripts",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"))
+    for name in ("pyproject.toml", "package.json", ".gitignore"):
+        shutil.copy(ROOT / name, repo / name)
+    (repo / ".venv").symlink_to(ROOT / ".venv")
+    shutil.copytree(ROOT / ".github", repo / ".github")
+    (repo / ".github" / "workflows" / "course.yml").write_text(
+        on_this_machine(WORKFLOW.read_text(encoding="utf-8")), encoding="utf-8")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "the course")
+    return repo
+
+
+@dataclass
+class ActRun:
+    """One act run: its exit code, its JSON log (and all it printed), the folder its stand-ins wrote
+    (artifacts/, apt-get.log, deployed/), the caches' folder and the keys it held after the run, and
+    the commit that ran."""
+    returncode: int
+    log: list[dict]
+    text: str
+    folder: Path
+    caches: Path
+    keys: list[str]
+    commit: str
+
+    def results(self) -> dict[str, str]:
+        """{job: result} of every job that ran; a matrix job as `job/name`."""
+        return {instance(line): line["jobResult"] for line in self.log if "jobResult" in line}
+
+    def outputs(self) -> dict[str, dict[tuple[str, str], str]]:
+        """{job: {(step id, output): value}} of what the workflow's own steps set (not the steps
+        inside an action)."""
+        found: dict[str, dict[tuple[str, str], str]] = {}
+        for line in self.log:
+            if line.get("command") == "set-output" and len(line.get("stepID", [])) == 1:
+                found.setdefault(instance(line), {})[(line["stepID"][0], line["name"])] = line["arg"]
+        return found
+
+    def printed(self, job: str, step: str) -> str:
+        """What a step printed."""
+        return "".join(line["msg"] for line in self.log
+                       if line.get("raw_output") and instance(line) == job and line.get("step") == step)
+
+    def summary(self, job: str) -> str:
+        return "".join(line["content"] for line in self.log
+                       if line.get("command") == "summary" and instance(line) == job)
+
+    @property
+    def artifacts(self) -> Path:
+        return self.folder / "artifacts"
+
+
+def instance(line: dict) -> str:
+    name = line.get("matrix", {}).get("name")
+    return f"{line['jobID']}/{name}" if name else line["jobID"]
+
+
+def act(repo: Path, event: str, folder: Path, caches: Path, workflow: Path | None = None) -> ActRun:
+    """act runs `workflow` (default: the repository's) for `event` (`pull_request`, or `push` to
+    main) with the stand-ins; their caches are kept in `caches` across runs."""
+    folder.mkdir(parents=True)
+    payload = {"pull_request": {"pull_request": {"number": 1, "head": {"ref": "topic"}, "base": {"ref": "main"}}},
+               "push": {"ref": "refs/heads/main"}}[event]
+    (folder / "event.json").write_text(json.dumps(payload), encoding="utf-8")
+    (folder / "home").mkdir()
+    replaced = [f"--local-repository={owner}/{name}@{commit}={STANDINS / name}"
+                for owner, name, commit in sorted(remote_actions())]
+    standins = {"STANDIN_REPOSITORY": repo, "STANDIN_RUN": folder, "STANDIN_CACHES": caches,
+                "PATH": f"{STANDINS / 'bin'}{os.pathsep}{os.environ['PATH']}"}
+    # No network at all: a network namespace of its own (as root; else in a user namespace).
+    offline = ["unshare", "--net"] if os.geteuid() == 0 else ["unshare", "--user", "--map-current-user", "--net"]
+    args = [*offline, str(ACT), event, "--eventpath", str(folder / "event.json"),
+            "--workflows", str(workflow or repo / ".github" / "workflows" / "course.yml"),
+            "--platform", f"{RUNNER}=-self-hosted", "--action-offline-mode", "--pull=false",
+            "--no-cache-server", "--no-skip-checkout", "--action-cache-path", str(folder / "act"),
+            "--json", *replaced, *(f"--env={name}={value}" for name, value in standins.items())]
+    # HOME of its own: no ~/.actrc of whoever runs the suite changes the run.
+    run = subprocess.run(args, cwd=repo, env={**os.environ, "HOME": str(folder / "home")},
+                         capture_output=True, text=True, timeout=600)
+    log = []
+    for line in run.stdout.splitlines():
+        try:
+            log.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return ActRun(run.returncode, log, run.stdout + run.stderr, folder, caches,
+                  sorted(p.name for p in caches.iterdir()), git(repo, "rev-parse", "HEAD").strip())
+
+
+def unset_outputs(workflow: dict, run: ActRun) -> list[str]:
+    """Every output the workflow reads (`steps.<id>.outputs.<name>` in a job, `needs.<job>.outputs.<name>`)
+    that no step of the run set, in each job (each matrix instance) that ran: an output nobody sets
+    reads as '' and passes an `if:` silently."""
+    unset = []
+    outputs = run.outputs()
+    for job_id, job in workflow["jobs"].items():
+        text = json.dumps(job)
+        for needed, name in sorted(set(re.findall(r"needs\.([\w-]+)\.outputs\.([\w-]+)", text))):
+            if name not in workflow["jobs"].get(needed, {}).get("outputs", {}):
+                unset.append(f"{job_id}: needs.{needed}.outputs.{name}: {needed} has no such output")
+        read = sorted(set(re.findall(r"steps\.([\w-]+)\.outputs\.([\w-]+)", text)))
+        for ran in (name for name in run.results() if name.split("/")[0] == job_id):
+            unset += [f"{ran}: steps.{step}.outputs.{name} was never set"
+                      for step, name in read if (step, name) not in outputs.get(ran, {})]
+    return unset
+
+
+@pytest.fixture(scope="module")
+def course_runs(generated_course, tmp_path_factory):
+    """The workflow run by act three times on one repository, its caches kept between the runs: a
+    pull request, the push of that commit to main, then a pull request that edits one lecture's prose."""
+    folder = tmp_path_factory.mktemp("act")
+    repo = workflow_repository(generated_course, folder / "repo")
+    caches = folder / "caches"
+    caches.mkdir()
+    runs = {"pull request": act(repo, "pull_request", folder / "pull-request", caches),
+            "main": act(repo, "push", folder / "main", caches)}
+    lecture = repo / "lectures" / "02-synthetic" / "index.qmd"
+    lecture.write_text(lecture.read_text(encoding="utf-8").replace("ছোট একটি", "একটি ছোট"), encoding="utf-8")
+    git(repo, "commit", "-q", "-am", "a prose edit")
+    runs["prose edit"] = act(repo, "pull_request", folder / "prose-edit", caches)
+    return runs
+
+
+RENDER_STEP = {"lecture": "Execute, check and write it",
+               "site": "Write what is stale (a prose edit, the theme) and the course page"}
+
+
+def test_a_pull_request_plans_executes_checks_and_writes_the_site(course_runs):
+    """plan → one lecture job per lecture (the matrix) → check and site: what each job hands on."""
+    run = course_runs["pull request"]
+    assert run.returncode == 0, run.text[-6000:]
+    lectures = {f"lecture/{name}": "success" for name in NAMES}
+    assert run.results() == {"plan": "success", **lectures, "check": "success", "site": "success"}  # no deploy
+    outputs = run.outputs()
+    plan = json.loads(outputs["plan"][("plan", "plan")])
+    assert plan["count"] == 3 and planned_names(plan) == NAMES  # nothing cached yet: every lecture
+    for entry in plan["execute"]:
+        name, key = entry["name"], entry["key"]
+        job = outputs[f"lecture/{name}"]
+        # The key on the lecture's runner is the planner's (one machine here), restored: none yet.
+        assert job[("key", "cache-key")] == entry["cache-key"] and job[("restore", "cache-hit")] == "false"
+        assert "1 executed" in run.printed(f"lecture/{name}", RENDER_STEP["lecture"])
+        products = run.artifacts / f"products-{name}"
+        [execution] = (products / "_build" / "cache" / name).glob("*.json")
+        assert key.startswith(execution.stem)  # the entry of the key planned (named by its first digits)
+        assert entry["cache-key"] in run.keys  # and saved under it
+        assert (run.caches / entry["cache-key"] / "0" / execution.name).read_bytes() == execution.read_bytes()
+        assert {"index.html", "slides.html", "handout.pdf"} <= {p.name for p in (products / "_output" / name).iterdir()}
+    assert not [key for key in run.keys if key.startswith("course-")]  # a pull request saves no course
+    for name in NAMES:  # the check, from the lecture jobs' executions: the job summary
+        assert re.search(rf"\| `{name}` \| 2 of 2 \| 1 of 1 \| 0 of 0 \| as recorded \|", run.summary("check"))
+    # The site: the lecture jobs' products, placed; its render executes and writes nothing.
+    assert "3 lecture(s): 0 executed, 0 written, 3 ok" in run.printed("site", RENDER_STEP["site"])
+    site = run.artifacts / "github-pages"
+    page = (site / "index.html").read_text(encoding="utf-8")
+    for name in NAMES:
+        assert f'href="{name}/slides.html"' in page and f'href="{name}/handout.pdf"' in page
+        assert (site / name / "slides.html").read_bytes() == \
+            (run.artifacts / f"products-{name}" / "_output" / name / "slides.html").read_bytes()
+    # Every job set up its environment through the local action (its first step: Debian's packages).
+    installs = [line for line in (run.folder / "apt-get.log").read_text().splitlines() if " install " in line]
+    assert len(installs) == len(run.results())
+
+
+def test_main_restores_the_executions_saves_the_course_and_deploys(course_runs):
+    run = course_runs["main"]
+    assert run.returncode == 0, run.text[-6000:]
+    lectures = {f"lecture/{name}": "success" for name in NAMES}
+    assert run.results() == {"plan": "success", **lectures, "site": "success", "deploy": "success"}  # no check
+    outputs = run.outputs()
+    for name in NAMES:  # the pull request's executions, restored by their keys: no kernel starts
+        assert outputs[f"lecture/{name}"][("restore", "cache-hit")] == "true"
+        assert "0 executed" in run.printed(f"lecture/{name}", RENDER_STEP["lecture"])
+    course = run.caches / f"course-{run.commit}-1"  # the course for the next build (attempt 1) …
+    assert course.name in run.keys
+    for name in NAMES:  # … a products folder of every lecture
+        assert (course / "0" / "_output" / name / "slides.html").is_file()
+        assert list((course / "0" / "_build" / "cache" / name).glob("*.json"))
+    assert outputs["deploy"][("deployment", "page_url")]
+    assert (run.folder / "deployed" / "index.html").read_bytes() == \
+        (run.artifacts / "github-pages" / "index.html").read_bytes()
+
+
+def test_a_prose_edit_executes_nothing_and_writes_its_lecture(course_runs):
+    """The plan reads main's course cache: nothing to execute, so no lecture job runs; the check reads
+    the executions from that cache; the site writes the edited lecture again, nothing else."""
+    run = course_runs["prose edit"]
+    assert run.returncode == 0, run.text[-6000:]
+    assert run.results() == {"plan": "success", "check": "success", "site": "success"}
+    assert json.loads(run.outputs()["plan"][("plan", "plan")])["count"] == 0
+    for name in NAMES:
+        assert re.search(rf"\| `{name}` \| 2 of 2 \| 1 of 1 \| 0 of 0 \| as recorded \|", run.summary("check"))
+    rendered = run.printed("site", RENDER_STEP["site"])
+    assert "3 lecture(s): 0 executed, 1 written, 3 ok" in rendered, rendered
+    assert "একটি ছোট" in (run.artifacts / "github-pages" / "02-synthetic" / "slides.html").read_text(encoding="utf-8")
+
+
+def test_every_output_the_workflow_reads_is_set(course_runs):
+    workflow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+    for event, run in course_runs.items():
+        assert run.results(), event
+        assert unset_outputs(workflow, run) == [], event
+
+
+# (what is broken, the text replaced, its replacement, what the failed run must say)
+BROKEN_RUNS = [
+    ("a local action GitHub cannot resolve", "uses: ./.github/actions/setup", "uses: $/.github/actions/setup",
+     "Expected format {org}/{repo}[/path]@ref"),
+    ("a job without the checkout its local action is read from",
+     "      - uses: actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683 # v4.2.2\n"
+     "        with:\n          persist-credentials: false\n", "",
+     "failed to read 'action.yml' from action './.github/actions/setup'"),
+    ("a job that needs a job that does not exist", "    needs: plan\n", "    needs: planned\n",
+     "unable to build dependency graph"),
+    ("a matrix read from a field the plan does not have", "fromJSON(needs.plan.outputs.plan).execute }}",
+     "fromJSON(needs.plan.outputs.plan).lectures_to_execute }}", "Job '${{ matrix.name }}' failed"),
+    ("the plan's output written under another name", 'echo "plan=$(cat plan.json)"', 'echo "planned=$(cat plan.json)"',
+     "Error while evaluating matrix"),
+    ("a condition on an output no step sets", "steps.restore.outputs.cache-hit != 'true'",
+     "steps.key.outputs.cache-hit != 'true'", "steps.key.outputs.cache-hit was never set"),
+]
+
+
+@pytest.mark.parametrize("what, old, new, named", BROKEN_RUNS, ids=[b[0] for b in BROKEN_RUNS])
+def test_a_broken_workflow_fails_its_run(generated_course, tmp_path, what, old, new, named):
+    text = WORKFLOW.read_text(encoding="utf-8")
+    assert old in text, f"the workflow no longer has {old!r}: update this breakage"
+    broken = text.replace(old, new, 1)
+    repo = workflow_repository(generated_course, tmp_path / "repo")
+    (tmp_path / "broken.yml").write_text(on_this_machine(broken), encoding="utf-8")
+    (tmp_path / "caches").mkdir()
+    run = act(repo, "pull_request", tmp_path / "run", tmp_path / "caches", workflow=tmp_path / "broken.yml")
+    failures = "\n".join([run.text] * (run.returncode != 0) + unset_outputs(yaml.safe_load(broken), run))
+    assert failures, f"act ran a workflow with {what} to success"
+    assert named in failures, failures[-6000:]
