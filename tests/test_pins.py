@@ -162,3 +162,19 @@ def test_pips_own_settings_reach_uv(monkeypatch, tmp_path):
         assert pair in pairs
     assert [p for p in pairs if p[0] == "--constraint"] == [("--constraint", "/etc/c.txt")]
     assert "uv" in pins.pins()  # the installer is pinned like everything else
+
+
+def test_the_lock_holds_every_other_distribution_of_the_venv_exactly():
+    """requirements.lock + pyproject.toml's pins name every distribution the venv holds, at the
+    version it holds: a venv made on another day from them is this one (a floating fontTools
+    subsets the figures' fonts into other bytes, and `git status` shows figures nobody changed)."""
+    python = ROOT / ".venv" / "bin" / "python"
+    have = pins.installed(python)
+    wanted = pins.environment()
+    assert set(pins.locked()).isdisjoint(pins.pins())
+    aside = {pins.canonical(n) for n in (*pins.ALWAYS_KEPT, pins.project_name())} - {"uv"}
+    assert {k for k in have if k not in aside} == set(wanted), "run: python3 -m lecturekit.cli.pins lock"
+    assert pins.mismatches(python, wanted) == []
+    assert "fonttools" in pins.locked()
+    # An upgrade venv takes the pins alone: its torch may need other versions.
+    assert set(pins.environment(["torch==2.15.0"])) == set(pins.pins())

@@ -2,6 +2,7 @@
 
     python3 -m lecturekit.cli.pins install [--venv DIR] [--pin NAME==VERSION ...] [--allow-cuda]
     python3 -m lecturekit.cli.pins verify  [--venv DIR]
+    python3 -m lecturekit.cli.pins lock    [--venv DIR]
 
 `install` makes (or updates) the venv: it first asks pip which torch it would pick (a dry run that
 reads metadata only) and stops, before anything is downloaded, when that is not a CPU build: on
@@ -20,6 +21,12 @@ venv in about 10 s instead of pip's 1.5 min, the same versions (verified after e
 does not read pip's configuration, so pip's own (`pip config list`: find-links, extra indexes,
 constraints) is passed to it.
 
+pyproject.toml pins what the project asks for; `requirements.lock` holds every other distribution
+of the venv at its exact version (what the pins require, followed through), so a venv made on
+another day is the same venv: an unpinned fontTools, say, subsets the figures' fonts into other
+bytes. `lock` writes it from a venv that works. An upgrade venv (`--pin`) takes the pins alone:
+its new torch may need other versions.
+
 `verify` reads the installed versions (importlib.metadata; no torch import) and names every package
 whose version differs from its pin, and a torch that is not a CPU build. Stdlib only: it runs
 before the venv exists.
@@ -37,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[3]
+LOCK = ROOT / "requirements.lock"
 PIN = re.compile(r"^\s*([A-Za-z0-9_.\-]+)\s*==\s*([^\s;]+)\s*$")
 # Status when the environment cannot be made or is not what the pins say (not 1: a failed command).
 WRONG_ENVIRONMENT = 3
@@ -83,6 +91,43 @@ def is_cpu_build(version: str, requires: Sequence[str] = ()) -> bool:
     return label == "cpu" and not any(canonical(r).startswith("nvidia-") for r in requires)
 
 
+def locked(lock: Path = LOCK) -> Pins:
+    """{canonical name: (name, version)} from requirements.lock (none when it is absent)."""
+    found: Pins = {}
+    if not lock.exists():
+        return found
+    for number, line in enumerate(lock.read_text(encoding="utf-8").splitlines(), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        match = PIN.match(line)
+        if not match:
+            raise WrongEnvironment(f"{lock.name}:{number}: {line!r} is not name==version")
+        found[canonical(match.group(1))] = (match.group(1), match.group(2))
+    return found
+
+
+def environment(overrides: Sequence[str] = ()) -> Pins:
+    """What the venv must hold: the pins, and without overrides every locked distribution too."""
+    wanted = pins(overrides=overrides)
+    if not overrides:
+        wanted = {**locked(), **wanted}
+    return wanted
+
+
+def write_lock(venv: Path, lock: Path = LOCK) -> int:
+    """requirements.lock from the venv's distributions (the project, pip and the tools a venv
+    brings aside); the number of distributions written."""
+    skip = {canonical(n) for n in (*ALWAYS_KEPT, project_name())} - {"uv"}
+    asked = pins()
+    have = {k: v for k, v in installed(_venv_python(venv)).items() if k not in skip and k not in asked}
+    lines = [f"{name}=={version}" for name, version in sorted(have.items())]
+    lock.write_text("# Every distribution of the venv that pyproject.toml does not pin, at its exact version.\n"
+                    "# Written by `python3 -m lecturekit.cli.pins lock` (scripts/lecturekit/cli/pins.py).\n"
+                    + "\n".join(lines) + "\n", encoding="utf-8")
+    return len(lines)
+
+
 def _venv_python(venv: Path) -> Path:
     return venv / "bin" / "python"
 
@@ -105,7 +150,7 @@ def mismatches(python: Path, wanted: Pins, allow_cuda: bool = False) -> list[str
         if got is None:
             problems.append(f"{name} {version} is pinned but not installed")
         elif got != version:
-            problems.append(f"{name} {got} is installed, pyproject.toml pins {version}")
+            problems.append(f"{name} {got} is installed, {'requirements.lock' if key in locked() and key not in pins() else 'pyproject.toml'} pins {version}")
     torch = have.get("torch")
     if torch and not is_cpu_build(torch) and not allow_cuda:
         problems.append(f"torch {torch} is not the CPU build (+cpu): its outputs are not the ones the "
@@ -268,7 +313,7 @@ def uv_arguments(settings: dict[str, list[str]]) -> list[str]:
 
 
 def install(venv: Path, overrides: Sequence[str] = (), say: Say = print, allow_cuda: bool = False) -> None:
-    wanted = pins(overrides=overrides)
+    wanted = environment(overrides)
     python = _venv_python(venv)
     if not python.exists():
         say(f"setup: creating {venv}")
@@ -285,7 +330,7 @@ def install(venv: Path, overrides: Sequence[str] = (), say: Say = print, allow_c
     requirements.write_text("\n".join(f"{name}=={version}" for name, version in wanted.values()) + "\n")
     uv = wanted.get("uv")
     tool = "uv" if uv else "pip"
-    say(f"setup: {tool} install into {venv} (pinned in pyproject.toml"
+    say(f"setup: {tool} install into {venv} (pinned in pyproject.toml{'' if overrides else ' and requirements.lock'}"
         + (f", with {' '.join(overrides)}" if overrides else "") + ")")
     if uv:
         subprocess.run([str(python), "-m", "pip", "install", "-qq", f"{uv[0]}=={uv[1]}"], check=True)
@@ -301,7 +346,7 @@ def install(venv: Path, overrides: Sequence[str] = (), say: Say = print, allow_c
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="lecturekit.cli.pins", description=__doc__.split("\n")[0])
-    parser.add_argument("command", choices=("install", "verify"))
+    parser.add_argument("command", choices=("install", "verify", "lock"))
     parser.add_argument("--venv", default=str(ROOT / ".venv"), help="the venv (default: the project's .venv)")
     parser.add_argument("--pin", action="append", default=[], metavar="NAME==VERSION",
                         help="override one pin for this venv (e.g. the next torch, to compare)")
@@ -313,8 +358,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "install":
             install(venv, args.pin, say=lambda m: print(m, file=sys.stderr), allow_cuda=args.allow_cuda)
+        elif args.command == "lock":
+            print(f"setup: {write_lock(venv)} distributions locked in {LOCK.name}", file=sys.stderr)
         else:
-            problems = mismatches(_venv_python(venv), pins(overrides=args.pin), args.allow_cuda)
+            problems = mismatches(_venv_python(venv), environment(args.pin), args.allow_cuda)
             if problems:
                 raise WrongEnvironment("; ".join(problems) + " (scripts/setup installs the pins)")
     except WrongEnvironment as err:
