@@ -73,6 +73,16 @@ TORCH_RESULTS = {
     "MSELoss warning": ["Using a target size (torch.Size([400])) that is different to the input size"],
     "dtype clash": ["mat1 and mat2 must have the same dtype, but got Double and Float"],
     "integer division": ["torch.float32 torch.int64 tensor([0.5000, 1.5000, 2.5000])"],
+    "full takes the fill value's dtype": ["torch.float32 torch.int64 torch.float32 torch.int64"],
+    "arange's float step reaches its end": ["tensor([1.0000, 1.1000, 1.2000, 1.3000])"],
+    "a write into expand changes the original": ["tensor([5., 2., 3.])"],
+    "some writes into expand raise": ["more than one element of the written-to tensor refers to a single memory location"],
+    "advanced indexing copies, a 0-d index is a view": ["t[torch.tensor(0)]"],
+    "matmul of 1-d and 2-d": ["tensor([10., 34.]) tensor(34.)"],
+    "matmul broadcasts the batch": ["torch.Size([4, 2, 2]) torch.Size([4, 5, 2, 7])"],
+    "matmul's inner sizes": ["mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)"],
+    "max along a dim": ["tensor([3, 2, 0, 1, 0, 1, 2]) tensor([3, 2, 0, 1, 0, 1, 2])"],
+    "gather takes each row's index": ["torch.Size([7, 2]) True tensor([87, 50, 81, 89, 75, 89, 87])"],
 }
 
 
