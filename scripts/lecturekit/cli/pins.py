@@ -24,14 +24,16 @@ constraints) is passed to it.
 pyproject.toml pins what the project asks for; `requirements.lock` holds every other distribution
 of the venv at its exact version (what the pins require, followed through), so a venv made on
 another day is the same venv: an unpinned fontTools, say, subsets the figures' fonts into other
-bytes. `lock` writes it from a venv that works. An upgrade venv (`--pin`) takes the pins alone:
-its new torch may need other versions.
+bytes. `lock` writes it from a venv that works, with the digest of the pins it was written for;
+after a pin changes, the lock no longer applies: setup installs the pins alone and locks anew. An
+upgrade venv (`--pin`) takes the pins alone too: its new torch may need other versions.
 
 `verify` reads the installed versions (importlib.metadata; no torch import) and names every package
 whose version differs from its pin, and a torch that is not a CPU build. Stdlib only: it runs
 before the venv exists.
 """
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -91,12 +93,21 @@ def is_cpu_build(version: str, requires: Sequence[str] = ()) -> bool:
     return label == "cpu" and not any(canonical(r).startswith("nvidia-") for r in requires)
 
 
+def pins_digest() -> str:
+    """What the lock was written for: the pins, as pyproject.toml has them."""
+    return hashlib.sha256(json.dumps(sorted(pins().values())).encode()).hexdigest()[:16]
+
+
 def locked(lock: Path = LOCK) -> Pins:
-    """{canonical name: (name, version)} from requirements.lock (none when it is absent)."""
+    """{canonical name: (name, version)} from requirements.lock; none when it is absent or was
+    written for other pins (a pin changed: its new version may need other versions)."""
     found: Pins = {}
     if not lock.exists():
         return found
-    for number, line in enumerate(lock.read_text(encoding="utf-8").splitlines(), 1):
+    text = lock.read_text(encoding="utf-8")
+    if f"# pins: {pins_digest()}" not in text.splitlines():
+        return found
+    for number, line in enumerate(text.splitlines(), 1):
         line = line.split("#", 1)[0].strip()
         if not line:
             continue
@@ -123,7 +134,9 @@ def write_lock(venv: Path, lock: Path = LOCK) -> int:
     have = {k: v for k, v in installed(_venv_python(venv)).items() if k not in skip and k not in asked}
     lines = [f"{name}=={version}" for name, version in sorted(have.items())]
     lock.write_text("# Every distribution of the venv that pyproject.toml does not pin, at its exact version.\n"
-                    "# Written by `python3 -m lecturekit.cli.pins lock` (scripts/lecturekit/cli/pins.py).\n"
+                    "# Written by `python3 -m lecturekit.cli.pins lock` (scripts/lecturekit/cli/pins.py),\n"
+                    "# and by scripts/setup after a pin changed; commit it with the pin.\n"
+                    f"# pins: {pins_digest()}\n"
                     + "\n".join(lines) + "\n", encoding="utf-8")
     return len(lines)
 
@@ -342,6 +355,8 @@ def install(venv: Path, overrides: Sequence[str] = (), say: Say = print, allow_c
     if problems:
         raise WrongEnvironment(f"after {tool} install: " + "; ".join(problems))
     remove_extraneous(venv, wanted, say)
+    if not overrides and venv == ROOT / ".venv" and not locked():
+        say(f"setup: a pin changed: {write_lock(venv)} distributions locked anew in {LOCK.name} (commit it with the pin)")
 
 
 def main(argv: list[str] | None = None) -> int:
