@@ -50,6 +50,7 @@ MUTATIONS = {
     "a new lecture beside it": lambda root, mp: edit(root / "lectures" / "demo2" / "index.qmd", "---\ntitle: দুই\n---\n"),
     "the page deleted": lambda root, mp: (root / "_output" / "demo" / "index.html").unlink(),
     "the page's links touched": lambda root, mp: touch_later(root / "_build" / "demo" / "_metadata.yml"),
+    "the products manifest touched": lambda root, mp: touch_later(root / "_build" / "demo" / "products.json"),
 }
 
 

@@ -9,18 +9,28 @@ the same time. Then the course index `_output/index.html` and each lecture's `co
 pre-render step. Either way each lecture's outputs are checked against tests/expected/ as soon as it
 has executed (check/gate.py): a changed output stops that lecture, exit status 1; `--accept` accepts first.
 """
+from __future__ import annotations
+
 import argparse
 import json
 import os
 import sys
 import time
 from dataclasses import asdict
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from lecturekit.course import builder as course
-from lecturekit.course import site, stamp
+from lecturekit.course import stamp
 from lecturekit.errors import LectureError, run_command
 from lecturekit.project import Project
 from lecturekit.write.formats import FORMATS
+
+if TYPE_CHECKING:
+    from lecturekit.course.builder import LectureResult
+
+
+def say(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -33,7 +43,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
                         help="write the products even when their inputs are unchanged")
     parser.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
                         help=f"lectures executed at the same time (default: the core count, "
-                             f"{course.default_jobs()} here)")
+                             f"{os.cpu_count() or 1} here)")
     parser.add_argument("--execute-only", action="store_true",
                         help="write the executed notebooks and stop (Quarto's pre-render step)")
     parser.add_argument("--no-index", action="store_true", help="skip the course index and code zips")
@@ -47,7 +57,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def render(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    say = course.progress_to_stderr
     started = time.perf_counter()
     project = Project.find()
     lecture_dirs = project.lectures(args.lectures)
@@ -66,8 +75,26 @@ def render(argv: list[str] | None = None) -> int:
             say(line)
         say(f"[{name}] up to date (nothing it is made from changed)")
     lecture_dirs = [d for d in lecture_dirs if d.name not in settled]
+    if not lecture_dirs and (args.no_index or (stamping and stamp.course_settled(project, inputs))):
+        say(f"{len(settled)} lecture(s): 0 executed, 0 written, {len(settled)} ok, 0 failed; "
+            f"{time.perf_counter() - started:.2f} s")
+        if args.timings:
+            with open(args.timings, "w", encoding="utf-8") as fh:
+                json.dump({"lectures": [], "site_seconds": 0.0, "seconds": time.perf_counter() - started}, fh, indent=1)
+        return 0
+    return build(args, project, lecture_dirs, format_names, inputs, settled, accept, started)
 
-    def report(result: course.LectureResult) -> None:
+
+def build(args: argparse.Namespace, project: Project, lecture_dirs: list[Path], format_names: list[str],
+          inputs: dict[str, str], settled: dict[str, list[str]], accept: bool, started: float) -> int:
+    """The lectures whose stamp does not hold, then the course page."""
+    # The builder (the executor, the writers, Jinja2) is imported only when there is work: a render
+    # whose every stamp holds is Python's start and one digest of the inputs.
+    from lecturekit.course import builder as course
+    from lecturekit.course import site
+    stamping = bool(inputs)
+
+    def report(result: LectureResult) -> None:
         for line in course.summary_lines(result, project.root):
             say(line)
         for warning in result.warnings:
@@ -112,7 +139,7 @@ def render(argv: list[str] | None = None) -> int:
     return 1 if failed or site_error else 0
 
 
-def record_stamps(project: Project, inputs: dict[str, str], results: list[course.LectureResult],
+def record_stamps(project: Project, inputs: dict[str, str], results: list[LectureResult],
                   format_names: list[str], *, whole_course: bool) -> None:
     """Every lecture left current gets its stamp (what Quarto's pre-render reads to skip it); the
     course page's, when it was written for every lecture and none failed."""

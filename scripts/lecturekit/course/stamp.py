@@ -12,7 +12,7 @@ records:
   superset of the execution key's, the check's and the products' inputs, and it is computed when the
   render starts: a file saved during the render makes the next one differ.
 - `state`: size and time of each file the render left for it: its execution cache entries, its
-  executed notebook, its page's links, its figures, its products.
+  executed notebook, its products manifest, its page's links, its figures, its products.
 - `notes`: what the output check said (warnings included), said again when the stamp holds.
 
 When both are the same again, every decision a render would take comes out the same (the key, the
@@ -166,6 +166,7 @@ def lecture_state(project: Project, name: str, products: Iterable[str]) -> dict[
     from lecturekit.write.figures import lecture_figures_dir
     paths = [*_listing(project.build_dir / "cache" / name), project.notebook_path(name),
              project.build_dir / name / "_metadata.yml",  # the page's links (course/pages.py's LINKS_FILE)
+             project.build_dir / name / "products.json",  # what each product was written from (course/products.py)
              *_listing(lecture_figures_dir(project.root, name)),
              *(project.output_dir / name / product for product in products)]
     return _stats(paths, project.root)
