@@ -332,7 +332,8 @@ def serve(decks: list[PreviewDeck], host: str, port: int, parent: int | None = N
 
         def prepare(self) -> None:
             status, reason = self.refused_status, self.refused_reason
-            decks[0].say(f"refused ({status}): {self.request.method} {self.request.path}: {reason}")
+            if self.request.path != "/favicon.ico":  # asked by every browser, loaded by no deck
+                decks[0].say(f"refused ({status}): {self.request.method} {self.request.path}: {reason}")
             self.set_status(status)
             self.finish(f"{status}: {reason}\n")
 
