@@ -73,7 +73,7 @@ def test_another_host_gets_nothing(server):
             status, body = request(port, path, host=host)
             assert status == 403 and "secret" not in body, (host, path, status)
     assert decks_written(log) == 0
-    for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"LOCALHOST:{port}"):
+    for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"LOCALHOST:{port}", f"[::1]:{port}"):
         assert request(port, "/", host=host)[0] == 200, host
 
 
