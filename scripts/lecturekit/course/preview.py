@@ -25,6 +25,7 @@ from lecturekit.project import Project
 from lecturekit.errors import LectureError
 from lecturekit.fsutil import write_atomic
 from lecturekit.course.quarto_products import PREVIEW_PAGES, is_preview_page
+from lecturekit.course.preview_access import refusal, served
 from lecturekit.course.splice import Sections, SplitError, full_deck, sections_of, slides_of
 
 if TYPE_CHECKING:
@@ -275,7 +276,7 @@ def serve(decks: list[PreviewDeck], host: str, port: int, parent: int | None = N
     """Serve until Ctrl-C, or until `parent` (the `quarto preview` that started this) is gone."""
     # livereload has no annotations: its classes are Any here.
     from livereload import Server  # type: ignore[import-untyped]
-    from livereload.handlers import LiveReloadHandler  # type: ignore[import-untyped]
+    from livereload.handlers import ForceReloadHandler, LiveReloadHandler, LiveReloadJSHandler  # type: ignore[import-untyped]
     from livereload.watcher import Watcher  # type: ignore[import-untyped]
     from tornado import ioloop
 
@@ -323,11 +324,48 @@ def serve(decks: list[PreviewDeck], host: str, port: int, parent: int | None = N
 
     project_root = decks[0].project.root.resolve()
 
+    class Refused(web.RequestHandler):
+        """A request another site made, or a path no deck loads (course/preview_access.py)."""
+
+        def initialize(self, status: int, reason: str) -> None:
+            self.refused_status, self.refused_reason = status, reason
+
+        def prepare(self) -> None:
+            status, reason = self.refused_status, self.refused_reason
+            if self.request.path != "/favicon.ico":  # asked by every browser, loaded by no deck
+                decks[0].say(f"refused ({status}): {self.request.method} {self.request.path}: {reason}")
+            self.set_status(status)
+            self.finish(f"{status}: {reason}\n")
+
+    class GuardedApplication(web.Application):
+        """Every request, the websocket's included, is first judged by preview_access: this
+        server's own Host, no other site's Origin or Sec-Fetch-Site, a path the decks load."""
+
+        def find_handler(self, request: Any, **kwargs: Any) -> Any:
+            headers = request.headers
+            why = refusal(request.method or "", request.path, headers, port, host)
+            status = 403
+            if why is None and not served(request.path, project_root.as_posix(), set(by_name)):
+                why, status = "not a file the decks load", 404
+            if why is not None:
+                return self.get_handler_delegate(request, Refused, {"status": status, "reason": why})
+            return super().find_handler(request, **kwargs)
+
     class ProjectServer(Server):  # type: ignore[misc]
         """The deck links reveal.js, fonts, KaTeX and figures by their paths in the project (pandoc
         writes absolute paths, and paths relative to the deck's own folder): the deck is served at
-        its own absolute path, with the project's files beside it (nothing outside the project).
+        its own absolute path, with the files it loads beside it (preview_access.DECK_FILES).
         `/<lecture>/slides.html` leads there."""
+
+        def application(self, port: int, host: str, liveport: Any = None, debug: Any = None,
+                        live_css: bool = True) -> None:
+            """livereload's, on one port, through GuardedApplication (livereload's own answers any
+            Host and Origin); no script injected into pages: the preview deck carries its own."""
+            LiveReloadHandler.watcher = self.watcher
+            LiveReloadHandler.live_css = live_css
+            handlers = [(r"/livereload", LiveReloadHandler), (r"/forcereload", ForceReloadHandler),
+                        (r"/livereload\.js", LiveReloadJSHandler), *self.get_web_handlers(None)]
+            GuardedApplication(handlers=handlers).listen(port, address=host)
 
         def get_web_handlers(self, script: Any) -> list[Any]:
             import inspect

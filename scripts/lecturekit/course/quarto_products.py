@@ -300,11 +300,15 @@ def input_files() -> str:
 
 
 PREVIEW_MARK = "# quarto-preview"
+# Quarto's render before a preview renders an empty document (the filter says why).
+PREVIEW_FILTER = "_extensions/lecture/preview-render.lua"
 
 
 def preview_settings(project: Project, on: bool) -> None:
-    """Under `quarto preview`, `execute: enabled: false` in `_build/quarto-render.yml` (which Quarto
-    reads again after pre-render): its render of the previewed source starts no kernel."""
+    """Under `quarto preview`, in `_build/quarto-render.yml` (which Quarto reads again after
+    pre-render), for its render of the previewed sources: `execute: enabled: false` (no kernel
+    starts) and a first filter that empties the document (an unexecuted source has no figure for
+    a `@fig-` reference; the page is thrown away)."""
     path = project.root / RENDER_LIST
     try:
         lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
@@ -314,7 +318,9 @@ def preview_settings(project: Project, on: bool) -> None:
     if not any(line.strip() and not line.lstrip().startswith("#") for line in kept):
         kept = ["project:\n", "  render: []\n"]  # Quarto rejects an empty metadata file
     if on:
-        kept += [f"execute:  {PREVIEW_MARK}\n", f"  enabled: false  {PREVIEW_MARK}\n"]
+        kept += [f"execute:  {PREVIEW_MARK}\n", f"  enabled: false  {PREVIEW_MARK}\n",
+                 f"filters:  {PREVIEW_MARK}\n", f"  - path: {PREVIEW_FILTER}  {PREVIEW_MARK}\n",
+                 f"    at: pre-ast  {PREVIEW_MARK}\n"]
     if kept != lines:
         write_atomic(path, "".join(kept).encode("utf-8"))
 
