@@ -17,6 +17,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -203,17 +204,26 @@ class DamagedEntry(ValueError):
         self.removable = removable
 
 
-def read_entry(path: Path, folder: Path | None = None) -> Execution:
-    """The execution record of the cache entry at `path`, read through the one reader of files from
-    elsewhere (fsutil: no link, pipe or oversize file; with `folder`, no linked folder below it) and
-    verified: the entry against schemas/cache-entry.yaml, the record against its digest and against
-    schemas/execution.yaml. DamagedEntry says why not; FileNotFoundError when there is none."""
+@dataclass(frozen=True)
+class VerifiedEntry:
+    """A cache entry's bytes as read, once, and the execution record verified from them."""
+    execution: Execution
+    data: bytes
+    mtime_ns: int
+
+
+def read_entry(path: Path, folder: Path | None = None) -> VerifiedEntry:
+    """The cache entry at `path`, read through the one reader of files from elsewhere (fsutil: no
+    link, pipe or oversize file; with `folder`, no linked folder below it) and verified: the entry
+    against schemas/cache-entry.yaml, the record against its digest and schemas/execution.yaml, and
+    its file name against the record's key. DamagedEntry says why not; FileNotFoundError when there
+    is none. The bytes verified are the bytes a caller may copy (a products folder's entry placed)."""
     try:
-        data = read_untrusted_file(path, MAX_ENTRY_BYTES, folder).data
+        found = read_untrusted_file(path, MAX_ENTRY_BYTES, folder)
     except UnsafeFile as err:
         raise DamagedEntry(err.strerror, removable=err.errno != errno.ENOTDIR) from None
     try:
-        stored = json.loads(data.decode("utf-8"))
+        stored = json.loads(found.data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as err:
         raise DamagedEntry(str(err).split("\n")[0][:120]) from None
     problem = schema.misfit(stored, "cache-entry")
@@ -222,9 +232,12 @@ def read_entry(path: Path, folder: Path | None = None) -> Execution:
     if stored["sha256"] != _digest(stored["record"]):
         raise DamagedEntry("what it holds does not match its digest")
     try:
-        return Execution.from_json(stored["record"])
+        execution = Execution.from_json(stored["record"])
     except RecordShapeError as err:
         raise DamagedEntry(str(err)) from None
+    if Path(path).name != f"{(execution.environment.key or '')[:32]}.json":
+        raise DamagedEntry("its record is keyed for another entry")
+    return VerifiedEntry(execution, found.data, found.mtime_ns)
 
 
 class ExecutionCache:
@@ -249,7 +262,7 @@ class ExecutionCache:
         failing, hanging, or showing what it did not produce, on every render."""
         path = self._path(lecture_name, key)
         try:
-            execution = read_entry(path, self.folder)
+            execution = read_entry(path, self.folder).execution
         except FileNotFoundError:
             return None
         except DamagedEntry as err:
