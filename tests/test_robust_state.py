@@ -114,6 +114,7 @@ MANIFEST_DAMAGE = {
     "bad byte": b'{"revealjs": \xff}',
     "a list": b"[1, 2]",
     "entries of the wrong shape": b'{"revealjs": "x", "typst": {"inputs": 3}}',
+    "a product outside its folder": b'{"revealjs": {"inputs": "' + b"0" * 64 + b'", "product": "../../x", "stat": [1, 2]}}',
 }
 
 
@@ -130,7 +131,8 @@ def test_a_damaged_products_manifest_is_discarded_and_rebuilt(copy, damage):  # 
     assert "up to date" in copy.render().stderr
 
 
-@pytest.mark.parametrize("damage", sorted(MANIFEST_DAMAGE))
+# Damages of both files' shape (a products.json entry outside its schema is a valid pending list).
+@pytest.mark.parametrize("damage", sorted(set(MANIFEST_DAMAGE) - {"a product outside its folder"}))
 def test_damaged_quarto_state_is_discarded_with_one_warning(copy, damage, capsys):  # noqa: F811
     """The products manifest as `quarto render` reads it (`_build/<lecture>/products.json`, which
     pre-render reads) and `_build/quarto-pending.json` (which post-render reads): damaged, they are
