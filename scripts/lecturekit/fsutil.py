@@ -21,10 +21,11 @@ BOM = "\ufeff"
 class UnsafeFile(OSError):
     """A file the kit does not read: a symbolic link (its target could be anything on the machine), a
     pipe, socket or device (a read could block forever), a folder, or more bytes than its kind may
-    hold. `strerror` says which, `size` the bytes it holds when that is the cause."""
+    hold. `why` (its strerror) says which, `size` the bytes it holds when that is the cause."""
 
     def __init__(self, code: int, why: str, path: Path | str, size: int | None = None) -> None:
         super().__init__(code, why, str(path))
+        self.why = why
         self.size = size
 
 

@@ -102,7 +102,7 @@ class Manifest:
         except FileNotFoundError:
             return
         except UnsafeFile as err:  # a link or a pipe goes (unlinked: never what a link points at)
-            _damaged(self.path, err.strerror)
+            _damaged(self.path, err.why)
             self.path.unlink(missing_ok=True)
             return
         except OSError as err:

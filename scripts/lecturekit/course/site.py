@@ -116,7 +116,7 @@ def _code_bytes(project: Project, path: Path) -> bytes:
     try:
         return read_untrusted(path, MAX_CODE_FILE_BYTES, below=project.code_dir)
     except UnsafeFile as err:
-        raise LectureError(f"{err.strerror}: code.zip takes only the course code's own files",
+        raise LectureError(f"{err.why}: code.zip takes only the course code's own files",
                            Path(path).relative_to(project.root).as_posix()) from None
 
 

@@ -221,7 +221,7 @@ def read_entry(path: Path, folder: Path | None = None) -> VerifiedEntry:
     try:
         found = read_untrusted_file(path, MAX_ENTRY_BYTES, folder)
     except UnsafeFile as err:
-        raise DamagedEntry(err.strerror, removable=err.errno != errno.ENOTDIR) from None
+        raise DamagedEntry(err.why, removable=err.errno != errno.ENOTDIR) from None
     try:
         stored = json.loads(found.data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as err:
