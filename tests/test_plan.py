@@ -6,11 +6,13 @@ One lecture's code, one lecture's prose and the torch version change: the code c
 interpreter reports differently (a dist-info earlier on its path: what an upgrade changes, read where
 the key reads it) plans every lecture."""
 import json
+import os
 import re
+import subprocess
 
 import pytest
 
-from helpers import copy_project, run_kit, run_render
+from helpers import BIN, copy_project, run_kit, run_render
 
 NAMES = ["01-synthetic", "02-synthetic", "03-synthetic"]
 
@@ -107,6 +109,33 @@ def test_the_cache_it_is_given(course, tmp_path):
     # Named lectures only.
     only = plan(course, "03-synthetic", "--cache", str(tmp_path / "nothing"))
     assert planned(only) == ["03-synthetic"] and only["total"] == 1
+
+
+def test_what_is_no_entry_in_the_cache_it_is_given_is_discarded_at_once(course, tmp_path):
+    """A folder given with --cache comes from elsewhere: a named pipe where an entry should be (a read
+    would wait for a writer forever), an entry that is a link (here to a valid entry: what a link
+    points at is never read) and a lecture's folder that is a link are no entries. Each is named in
+    one warning and its lecture planned, at once; the entry a linked folder leads to stays."""
+    assert run_kit("lecture-gather", course, "pack", "--to", str(tmp_path / "products")).returncode == 0
+    given = tmp_path / "products" / "_build" / "cache"
+    pipe = next((given / "01-synthetic").glob("*.json"))
+    pipe.unlink()
+    os.mkfifo(pipe)
+    link = next((given / "02-synthetic").glob("*.json"))
+    link.rename(tmp_path / "elsewhere.json")
+    link.symlink_to(tmp_path / "elsewhere.json")
+    (given / "03-synthetic").rename(tmp_path / "03-elsewhere")
+    (given / "03-synthetic").symlink_to(tmp_path / "03-elsewhere")
+    run = subprocess.run([str(BIN / "lecture-plan"), "--cache", str(given)], cwd=course,
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert planned(json.loads(run.stdout)) == NAMES
+    warnings = [line for line in run.stderr.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 3, run.stderr
+    for warning, why in zip(warnings, ["not a regular file", "a symbolic link", "03-synthetic/ is a symbolic link"]):
+        assert "discarded a damaged cache entry" in warning and why in warning, warning
+    assert "Traceback" not in run.stderr
+    assert list((tmp_path / "03-elsewhere").glob("*.json")), "removed through the linked folder"
 
 
 def test_a_lecture_that_cannot_be_read_is_planned_with_its_error_and_a_bad_name_stops_the_plan(course):

@@ -10,6 +10,7 @@ import os
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -117,3 +118,64 @@ def test_a_lecture_linked_from_outside_is_refused_unread(course, tmp_path_factor
         "a symbolic link leads this lecture out of the project"
     assert "[03-evil] FAILED" in result.stderr and says in result.stderr, result.stderr
     assert course.output("01-good", "slides.html").exists() and not course.output("03-evil", "slides.html").exists()
+
+
+# A symbolic link in a lecture's code: (where under code/, "file" or "folder"). The zip every student
+# downloads would hold what it points at; each is refused by name, under both render paths.
+CODE_LINKS = {
+    "a script": ("scripts/01-good/secret.py", "file"),
+    "the lecture's scripts folder": ("scripts/01-good", "folder"),
+    "a file of a package a script imports": ("lessonpkg/secret.txt", "file"),
+    "a folder of that package": ("lessonpkg/data", "folder"),
+    "a package a script imports": ("linkedpkg", "folder"),
+}
+
+
+def link_into_code(course, outside, where):
+    """code/scripts/01-good/run.py importing code/lessonpkg (and linkedpkg, when there is one), and a
+    link at `where` to a secret outside the project; the path of the link, relative to the project."""
+    secret = "# SECRET-KEY-BYTES\n"
+    for name in ("secret.py", "secret.txt", "__init__.py"):
+        (outside / name).write_text(secret, encoding="utf-8")
+    (outside / "run.py").write_text("import lessonpkg\n", encoding="utf-8")
+    code = course.root / "code"
+    (code / "scripts" / "01-good").mkdir(parents=True)
+    (code / "scripts" / "01-good" / "run.py").write_text("import lessonpkg\nimport linkedpkg\n", encoding="utf-8")
+    (code / "lessonpkg").mkdir()
+    (code / "lessonpkg" / "__init__.py").write_text("X = 1\n", encoding="utf-8")
+    path, kind = CODE_LINKS[where]
+    if (code / path).is_dir():
+        shutil.rmtree(code / path)
+    (code / path).symlink_to(outside if kind == "folder" else outside / Path(path).name)
+    return f"code/{path}"
+
+
+@pytest.mark.parametrize("where", sorted(CODE_LINKS))
+def test_a_link_in_a_lectures_code_is_refused_by_name(course, tmp_path_factory, where, capsys):
+    """The course page's step (scripts/render's and Quarto's post-render's): the lecture's zip is not
+    written (an earlier one is removed: it may hold the target), one line names the link relative to
+    the project, the other lecture's page is made; its own page does not link a zip."""
+    from lecturekit.course import quarto_products, site
+    from lecturekit.project import Project
+    shown = link_into_code(course, tmp_path_factory.mktemp("outside"), where)
+    project = Project(course.root)
+    zip_file = course.root / "_output" / "01-good" / "code.zip"
+    zip_file.parent.mkdir(parents=True)
+    zip_file.write_bytes(b"an earlier zip")
+    _page, zips, unreadable = site.build_site(project)
+    assert list(unreadable) == ["01-good"] and zips == [], unreadable
+    assert unreadable["01-good"].startswith(f"{shown}: a symbolic link"), unreadable
+    assert not zip_file.exists() and (course.root / "_output" / "index.html").exists()
+    assert not site.has_code_zip(project, course.lectures_dir / "01-good")
+    status, _failed = quarto_products.report_failures(project)
+    line = f"quarto: [01-good] course page: listed as failed: {shown}: a symbolic link"
+    assert any(said.startswith(line) for said in capsys.readouterr().err.splitlines())
+
+
+def test_scripts_render_fails_a_lecture_whose_code_holds_a_link(course, tmp_path_factory):
+    shown = link_into_code(course, tmp_path_factory.mktemp("outside"), "a script")
+    result = run_render(course.root, "01-good", "--quiet")
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert f"error: {shown}: a symbolic link in the lecture's code" in result.stderr, result.stderr
+    assert "1 lecture(s): 1 executed, 1 written, 0 ok, 1 failed" in result.stderr, result.stderr
+    assert not course.output("01-good", "code.zip").exists() and course.output("01-good", "slides.html").exists()

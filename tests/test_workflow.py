@@ -120,9 +120,9 @@ def test_the_workflow_reads_what_the_plan_prints(generated_course):
 
 def test_products_folders_are_gathered_into_the_site(generated_course, tmp_path):
     """Two lecture jobs (their executions restored by key) render and pack their lectures; the site
-    job unpacks both, and its render executes nothing and writes nothing but the course page; a
-    prose edit there rewrites that lecture's products only; the course packed again and unpacked
-    elsewhere (the next build's cache) leaves nothing to do."""
+    job unpacks both, and its render executes nothing and writes every lecture's products itself
+    (the same bytes as the jobs wrote); a prose edit there rewrites that lecture's products only; the
+    course packed again (the next build's cache) leaves its plan nothing to execute."""
     jobs = {"a": ["01-synthetic", "02-synthetic"], "b": ["03-synthetic"]}
     for job, names in jobs.items():
         project = copy_project(generated_course, tmp_path / job, built=False)  # a fresh checkout
@@ -132,7 +132,7 @@ def test_products_folders_are_gathered_into_the_site(generated_course, tmp_path)
         assert run.returncode == 0, run.stderr
         packed = run_kit("lecture-gather", project, "pack", *names, "--to", str(tmp_path / f"products-{job}"))
         assert packed.returncode == 0, packed.stderr
-        assert packed.stdout.count("slides.html, handout.pdf") == len(names), packed.stdout
+        assert packed.stdout.count(": 1 execution(s)") == len(names), packed.stdout
 
     site = copy_project(generated_course, tmp_path / "site", built=False)
     placed = run_kit("lecture-gather", site, "unpack", str(tmp_path / "products-a"), str(tmp_path / "products-b"))
@@ -146,7 +146,7 @@ def test_products_folders_are_gathered_into_the_site(generated_course, tmp_path)
         return {r["name"]: r for r in json.loads(timings.read_text())["lectures"]}
 
     results = render_site(site)
-    assert not any(r["executed"] or r["written"] for r in results.values()), results
+    assert not any(r["executed"] for r in results.values()) and all(r["written"] for r in results.values()), results
     page = (site / "_output" / "index.html").read_text(encoding="utf-8")
     for name in NAMES:
         assert f'href="{name}/slides.html"' in page and f'href="{name}/handout.pdf"' in page
@@ -162,32 +162,56 @@ def test_products_folders_are_gathered_into_the_site(generated_course, tmp_path)
     packed = run_kit("lecture-gather", site, "pack", "--to", str(tmp_path / "course-cache"))
     assert packed.returncode == 0, packed.stderr
     later = copy_project(site, tmp_path / "later", built=False)
-    assert run_kit("lecture-gather", later, "unpack", str(tmp_path / "course-cache")).returncode == 0
-    assert not any(r["executed"] or r["written"] for r in render_site(later).values())
+    plan = run_kit("lecture-plan", later, "--cache", str(tmp_path / "course-cache" / "_build" / "cache"))
+    assert plan.returncode == 0 and json.loads(plan.stdout)["count"] == 0, plan.stderr
 
 
-def test_unpack_takes_only_what_a_products_folder_may_hold(generated_course, tmp_path):
-    """Names outside the lecture rule, files that are no cache entry, a product of an unknown format
-    and a link stay where they are; a lecture the project does not have is not placed."""
+def test_unpack_takes_only_verified_executions(generated_course, tmp_path):
+    """What crosses machines is executions: a folder's products and their manifest are never placed
+    (a `slides.html` holding a script, recorded as written from this very execution, never reaches
+    the site: its render writes the deck itself); an entry that is a link, a pipe, or a record outside
+    its schema (with a valid digest) is named in one warning and not placed; names outside the lecture
+    rule, files that are no cache entry and a lecture the project does not have stay where they are."""
     folder = tmp_path / "products"
-    assert run_kit("lecture-gather", generated_course, "pack", "01-synthetic", "--to", str(folder)).returncode == 0
-    (folder / "_build" / "cache" / "..evil").mkdir(parents=True)
-    (folder / "_build" / "cache" / "01-synthetic" / "notes.txt").write_text("x")
-    (folder / "_build" / "cache" / "99-elsewhere").mkdir()
-    manifest = folder / "_build" / "01-synthetic" / "products.json"
-    entries = json.loads(manifest.read_text())
-    manifest.write_text(json.dumps({**entries, "../../escape": {"inputs": "x", "product": "x", "stat": []}}))
-    handout = folder / "_output" / "01-synthetic" / "handout.pdf"
-    handout.unlink()
-    handout.symlink_to(generated_course / "_quarto.yml")  # a link: no product of this folder
+    assert run_kit("lecture-gather", generated_course, "pack", "01-synthetic", "02-synthetic", "03-synthetic",
+                   "--to", str(folder)).returncode == 0
+    # What an older products folder carried, planted: the deck, the manifest recording it as current.
+    for name in ("_build/01-synthetic/products.json", "_output/01-synthetic/slides.html"):
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(generated_course / name, folder / name)
+    planted = folder / "_output" / "01-synthetic" / "slides.html"
+    planted.write_text(planted.read_text(encoding="utf-8").replace("</body>", "<script>alert(1)</script></body>"))
+    cache = folder / "_build" / "cache"
+    (cache / "..evil").mkdir()
+    (cache / "01-synthetic" / "notes.txt").write_text("x")
+    (cache / "99-elsewhere").mkdir()
+    two = next((cache / "02-synthetic").glob("*.json"))  # a record outside its schema, its digest valid
+    stored = json.loads(two.read_text(encoding="utf-8"))
+    stored["record"]["environment"]["executed_at"] = "yesterday"
+    from lecturekit.execute.cache import _digest
+    two.write_text(json.dumps({"sha256": _digest(stored["record"]), "record": stored["record"]}))
+    three = next((cache / "03-synthetic").glob("*.json"))
+    three.unlink()
+    os.mkfifo(three)
+    link = cache / "01-synthetic" / ("0" * 32 + ".json")  # to a valid entry: what a link points at is not read
+    link.symlink_to(generated_course / "_build" / "cache" / "02-synthetic" / two.name)
     site = copy_project(generated_course, tmp_path / "site", built=False)
-    run = run_kit("lecture-gather", site, "unpack", str(folder))
+    run = subprocess.run([str(BIN / "lecture-gather"), "unpack", str(folder)], cwd=site,
+                         capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr
-    assert run.stdout.strip().splitlines() == [f"[01-synthetic] placed from {folder}: 1 execution(s), index.html, slides.html"]
+    assert run.stdout.strip().splitlines() == [f"[{name}] placed from {folder}: {n} execution(s)"
+                                               for name, n in zip(NAMES, (1, 0, 0))]
+    warnings = run.stderr.strip().splitlines()
+    assert len(warnings) == 3, run.stderr
+    assert link.name in warnings[0] and "not placed: a symbolic link" in warnings[0], warnings
+    assert two.name in warnings[1] and "not placed: not an execution record: at environment/executed_at" in warnings[1]
+    assert three.name in warnings[2] and "not placed: not a regular file" in warnings[2], warnings
     assert sorted(p.name for p in (site / "_build" / "cache").iterdir()) == ["01-synthetic"]
     assert [p.suffix for p in (site / "_build" / "cache" / "01-synthetic").iterdir()] == [".json"]
-    assert set(json.loads((site / "_build" / "01-synthetic" / "products.json").read_text())) == {"html", "revealjs"}
-    assert set(entries) == {"html", "revealjs", "typst"} and not (site / "_output" / "01-synthetic" / "handout.pdf").exists()
+    assert not (site / "_output").exists() and not (site / "_build" / "01-synthetic" / "products.json").exists()
+    render = run_render(site, "01-synthetic", "--quiet")
+    assert render.returncode == 0, render.stderr
+    assert "<script>alert(1)</script>" not in (site / "_output" / "01-synthetic" / "slides.html").read_text()
     missing = run_kit("lecture-gather", site, "unpack", str(tmp_path / "nowhere"))
     assert missing.returncode == 1 and "no such products folder" in missing.stderr
 

@@ -136,3 +136,15 @@ def _message(error: ValidationError, what: str, path: list[str]) -> str:
         return f"{what} '{name}' is {shown}, which is not allowed here" + (f": {rule}" if rule else
                                                                          f" (pattern {allowed})")
     return f"{what} '{name}' is {shown}: {error.message}" + (f" ({rule})" if rule else "")
+
+
+def misfit(value: Any, name: str) -> str | None:
+    """Why a record (JSON data the kit stored, or a file from another machine) does not fit the schema
+    `name`, in one line naming where in the record; None when it fits. The caller decides what a
+    misfit costs (a cache entry is discarded, a products folder's entry is not placed)."""
+    error = best_match(_validator(name).iter_errors(value))
+    if error is None:
+        return None
+    where = "/".join(str(part) for part in error.absolute_path) or "the top"
+    message = error.message if len(error.message) <= 120 else error.message[:117] + "…"
+    return f"at {where}: {message}"

@@ -1,12 +1,12 @@
-"""`scripts/gather`: rendered lectures carried between machines in products folders (course/bundles.py).
+"""`scripts/gather`: lectures' executions carried between machines in products folders (course/bundles.py).
 
-  scripts/gather pack [LECTURE ...] --to DIR   these lectures (default: all) into the products folder DIR:
-                                               their execution entries, products and what those were written from
-  scripts/gather unpack DIR [DIR ...]          the products folders' lectures into this project
+  scripts/gather pack [LECTURE ...] --to DIR   these lectures' (default: all) execution cache entries
+                                               into the products folder DIR
+  scripts/gather unpack DIR [DIR ...]          the products folders' verified entries into this project's cache
 
-After `unpack`, `scripts/render` writes only the products whose inputs differ from those they were
-written from (a prose edit, a theme change) and the course page, and executes only a lecture whose
-execution key has no entry (none, when the folders came from renders of this commit on this CPU).
+Products never cross machines: after `unpack`, `scripts/render` executes only a lecture whose
+execution key has no entry (none, when the folders came from renders of this commit on this CPU)
+and writes every lecture's products here, from the verified executions.
 """
 from __future__ import annotations
 

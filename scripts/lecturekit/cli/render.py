@@ -120,6 +120,10 @@ def build(args: argparse.Namespace, project: Project, lecture_dirs: list[Path], 
         for name, message in unreadable.items():
             if name not in {r.name for r in results}:  # a lecture outside this render: said, not failed
                 say(f"[{name}] course page: listed as failed: {message.splitlines()[0]}")
+        for result in results:  # built, but its code zip refused (a link in its code): this render's failure
+            if not result.error and result.name in unreadable:
+                result.error = unreadable[result.name]
+        failed = [r for r in results if r.error]
         site_seconds = time.perf_counter() - site_started
     if stamping:
         record_stamps(project, inputs, results, format_names,

@@ -1,38 +1,36 @@
-"""Products folders: rendered lectures carried from one machine to another (the CI's jobs, its cache).
+"""Products folders: lectures' executions carried from one machine to another (the CI's jobs, its cache).
 
-A products folder holds any number of lectures, laid out as a project's build and output folders:
+What crosses machines is executions only. A products folder holds any number of lectures' execution
+cache entries, laid out as a project's cache:
 
   DIR/_build/cache/<lecture>/<key>.json   the lecture's execution cache entries
-  DIR/_build/<lecture>/products.json      what each product was written from (its inputs)
-  DIR/_output/<lecture>/<product>         the products the manifest names (slides.html, handout.pdf …)
 
-`pack` copies lectures of a project into one. `unpack` places one into a project: the executions
-join its cache, the products replace the lecture's, and the manifest is recorded against the files
-as placed. A render afterwards finds a placed product up to date exactly when the inputs it computes
-itself (the executed notebook, the lecture folder, the theme, the writers' versions) are those the
-product was written from, and writes it again otherwise: nothing in the folder is taken on trust but
-the bytes of a product written from those inputs.
+`pack` copies a project's entries into one, `unpack` adds a folder's entries to a project's cache.
+Products (slides, handout, page) never cross: the render that follows writes each lecture's products
+again where they are published, from an execution it verified, so no byte a folder carries reaches a
+product unless it came through a verified execution record (a folder's `slides.html` holding a
+`<script>` is no input of anything). An entry is placed only when it is verified as the cache itself
+verifies what it loads (execute/cache.py, `read_entry`: read through fsutil's one reader of files from
+elsewhere, no link or pipe or oversize file; the entry and its record against their schemas and
+digest, its name against its key); any other is named in one warning and left where it is, and its
+lecture simply executes where it is missing.
 
-Only lecture folder names the project has, cache entries named by their key and the products of
-known formats are read from a products folder, and only as files (a symbolic link is no file here);
-anything else in it is left where it is.
+Only lecture folder names the project has and files named as cache entries are read from a folder;
+anything else in it (an older folder's `_output/` and `products.json`) is left where it is.
 """
 from __future__ import annotations
 
-import json
 import os
 import re
-import shutil
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lecturekit.course.products import MANIFEST, WRITERS, Manifest
+from lecturekit.execute.cache import DamagedEntry, ExecutionCache, VerifiedEntry, read_entry
+from lecturekit.fsutil import write_atomic
 from lecturekit.project import LECTURE_NAME, Project
-from lecturekit.write.formats import FORMATS
 
 CACHE = Path("_build") / "cache"
-BUILD = Path("_build")
-OUTPUT = Path("_output")
 ENTRY = re.compile(r"[0-9a-f]{32}\.json")  # execute/cache.py's entry name: the key's first 32 digits
 
 
@@ -41,75 +39,58 @@ class Moved:
     """What pack or unpack carried for one lecture."""
     name: str
     executions: list[str] = field(default_factory=list)  # cache entry file names
-    products: list[str] = field(default_factory=list)  # product file names
 
     def line(self, verb: str) -> str:
-        return (f"[{self.name}] {verb}: {len(self.executions)} execution(s)"
-                + (f", {', '.join(self.products)}" if self.products else ", no products"))
+        return f"[{self.name}] {verb}: {len(self.executions)} execution(s)"
 
 
-def _file(path: Path) -> bool:
-    """A regular file of the folder itself: a link could lead anywhere on the machine."""
-    return path.is_file() and not path.is_symlink()
+def _verified(folder: Path, name: str, verb: str) -> list[tuple[str, VerifiedEntry]]:
+    """The lecture's entries in the cache folder `folder`, each verified; one warning for each other."""
+    entries = folder / name
+    if entries.is_symlink() or not entries.is_dir():
+        if entries.is_symlink():
+            print(f"warning: {entries}: not {verb}: a symbolic link, not a folder", file=sys.stderr, flush=True)
+        return []
+    found = []
+    for path in sorted(entries.iterdir()):
+        if not ENTRY.fullmatch(path.name):
+            continue
+        try:
+            found.append((path.name, read_entry(path, folder)))
+        except (DamagedEntry, OSError) as err:
+            why = err.strerror if isinstance(err, OSError) else str(err)
+            print(f"warning: {path}: not {verb}: {why}", file=sys.stderr, flush=True)
+    # The newest, as many as the cache keeps of a lecture: a folder of thousands fills no disk.
+    newest = sorted(found, key=lambda named: named[1].mtime_ns, reverse=True)[:ExecutionCache.KEEP]
+    return sorted(newest, key=lambda named: named[0])
 
 
-def _copy(source: Path, target: Path) -> None:
-    """Copy with its times (the cache keeps its newest entries), into place by a rename."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    aside = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    try:
-        shutil.copy2(source, aside)
-        os.replace(aside, target)
-    except BaseException:
-        aside.unlink(missing_ok=True)
-        raise
-
-
-def _manifest_entries(path: Path) -> dict[str, dict[str, object]]:
-    """A products.json's entries of known formats with their inputs; {} when it is missing or damaged."""
-    try:
-        entries = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
-        return {}
-    if not isinstance(entries, dict):
-        return {}
-    return {name: entry for name, entry in entries.items()
-            if name in FORMATS and isinstance(entry, dict) and isinstance(entry.get("inputs"), str)}
+def _place(entry: VerifiedEntry, target: Path) -> None:
+    """The verified bytes (never the file read again), with their time: the cache keeps its newest."""
+    write_atomic(target, entry.data)
+    os.utime(target, ns=(entry.mtime_ns, entry.mtime_ns))
 
 
 def pack(project: Project, names: list[str], folder: Path) -> list[Moved]:
-    """Copy each lecture's execution entries, manifest and the products it names into `folder`."""
+    """Copy each lecture's verified execution entries into `folder`."""
     moved = []
     for name in names:
         done = Moved(name)
-        entries = project.build_dir / "cache" / name
-        for entry in sorted(entries.glob("*.json")) if entries.is_dir() else []:
-            if ENTRY.fullmatch(entry.name):
-                _copy(entry, folder / CACHE / name / entry.name)
-                done.executions.append(entry.name)
-        manifest = project.build_dir / name / MANIFEST
-        recorded = _manifest_entries(manifest)
-        for fmt_name in recorded:
-            product = project.output_dir / name / FORMATS[fmt_name].product
-            if product.is_file():
-                _copy(product, folder / OUTPUT / name / product.name)
-                done.products.append(product.name)
-        if recorded:
-            _copy(manifest, folder / BUILD / name / MANIFEST)
+        for file_name, entry in _verified(project.build_dir / "cache", name, "packed"):
+            _place(entry, folder / CACHE / name / file_name)
+            done.executions.append(file_name)
         moved.append(done)
     return moved
 
 
 def lectures_in(folder: Path) -> list[str]:
-    """The lecture names a products folder holds (executions or a manifest), those a project accepts."""
-    found = {p.name for p in (folder / CACHE).iterdir() if p.is_dir() and not p.is_symlink()} \
-        if (folder / CACHE).is_dir() else set()
-    found |= {p.parent.name for p in (folder / BUILD).glob(f"*/{MANIFEST}") if not p.parent.is_symlink()}
+    """The lecture names a products folder holds executions of, those a project accepts."""
+    found = {p.name for p in (folder / CACHE).iterdir()} if (folder / CACHE).is_dir() else set()
     return sorted(name for name in found if LECTURE_NAME.fullmatch(name))
 
 
 def unpack(project: Project, folder: Path) -> list[Moved]:
-    """Place a products folder's lectures into the project (see the module's docstring)."""
+    """Add a products folder's verified executions of the project's lectures to its cache."""
     moved = []
     have = {p.name for p in project.lectures()}
     for name in lectures_in(folder):
@@ -117,24 +98,8 @@ def unpack(project: Project, folder: Path) -> list[Moved]:
             continue
         done = Moved(name)
         with project.lecture_lock(name):
-            entries = folder / CACHE / name
-            for entry in sorted(entries.glob("*.json")) if entries.is_dir() else []:
-                if ENTRY.fullmatch(entry.name) and _file(entry):
-                    _copy(entry, project.build_dir / "cache" / name / entry.name)
-                    done.executions.append(entry.name)
-            manifest_file = folder / BUILD / name / MANIFEST
-            recorded = _manifest_entries(manifest_file) if _file(manifest_file) else {}
-            if recorded:
-                manifest = Manifest(project, name)
-                for fmt_name, written in recorded.items():
-                    fmt = FORMATS[fmt_name]
-                    product = folder / OUTPUT / name / fmt.product
-                    if _file(product) and not product.parent.is_symlink():
-                        _copy(product, project.output_dir / name / fmt.product)
-                        by = written.get("by")
-                        manifest.record(fmt.name, fmt.product, str(written["inputs"]),
-                                        by if isinstance(by, str) and by in WRITERS else WRITERS[0])
-                        done.products.append(fmt.product)
-                manifest.save()
+            for file_name, entry in _verified(folder / CACHE, name, "placed"):
+                _place(entry, project.build_dir / "cache" / name / file_name)
+                done.executions.append(file_name)
         moved.append(done)
     return moved

@@ -18,12 +18,14 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lecturekit.fsutil import write_atomic
+from lecturekit import schema
+from lecturekit.fsutil import UnsafeFile, read_untrusted, write_atomic
 
 if TYPE_CHECKING:
     from lecturekit.project import Project
 
 MANIFEST = "products.json"
+MAX_MANIFEST_BYTES = 1_000_000  # a few hundred bytes per format
 # The write stage's own code: a change to it changes every product.
 WRITER_MODULES = ("emit.py", "formats.py", "writers.py")
 WRITERS = ("scripts/render", "quarto")  # who wrote a product (said in the record, not in its inputs)
@@ -96,18 +98,19 @@ class Manifest:
         self.output = project.output_dir / name
         self.entries: dict[str, dict[str, Any]] = {}
         try:
-            data = self.path.read_bytes()
+            data = read_untrusted(self.path, MAX_MANIFEST_BYTES)
         except FileNotFoundError:
+            return
+        except UnsafeFile as err:  # a link or a pipe goes (unlinked: never what a link points at)
+            _damaged(self.path, err.why)
+            self.path.unlink(missing_ok=True)
             return
         except OSError as err:
             _damaged(self.path, f"cannot read it: {err.strerror}")
             return
         try:
             entries = json.loads(data.decode("utf-8"))
-            problem = None if isinstance(entries, dict) and all(
-                isinstance(e, dict) and isinstance(e.get("inputs"), str) and isinstance(e.get("product"), str)
-                and isinstance(e.get("stat"), list) for e in entries.values()) \
-                else "not a mapping of format to inputs, product and stat"
+            problem = schema.misfit(entries, "products-manifest")
         except (UnicodeDecodeError, ValueError) as err:
             problem = str(err).split("\n")[0][:120]
         if problem:

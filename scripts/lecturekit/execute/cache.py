@@ -9,6 +9,7 @@ sentence re-renders without starting a kernel.
 """
 import contextlib
 import contextvars
+import errno
 import functools
 import hashlib
 import json
@@ -16,15 +17,20 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lecturekit import schema
 from lecturekit.execute import kernelenv
 from lecturekit.execute.record import CellRun, Execution, ProseRun, RecordShapeError
-from lecturekit.fsutil import write_atomic
+from lecturekit.fsutil import UnsafeFile, read_untrusted_file, write_atomic
 from lecturekit.read import qmd
 
 CACHE_FORMAT = 5  # bump when the layout of a cache entry changes (5: the record with its digest)
+# An entry larger than this is refused unread: a cell's output is bounded (kernel.py, 500 kB per
+# cell), lecture 07's whole entry is 1.2 MB, and a file of many megabytes is no entry the kit wrote.
+MAX_ENTRY_BYTES = 64_000_000
 
 # Runs here or in another environment's interpreter, so it must need nothing but the stdlib.
 _VERSIONS_PROBE = """
@@ -189,6 +195,51 @@ def misfit(lecture: qmd.Lecture, execution: Execution) -> str | None:
     return None
 
 
+class DamagedEntry(ValueError):
+    """A cache entry the kit does not use: why, in one line; `removable`: the path is the entry itself
+    (not a file reached through a linked folder, which removing would follow)."""
+
+    def __init__(self, why: str, removable: bool = True) -> None:
+        super().__init__(why)
+        self.removable = removable
+
+
+@dataclass(frozen=True)
+class VerifiedEntry:
+    """A cache entry's bytes as read, once, and the execution record verified from them."""
+    execution: Execution
+    data: bytes
+    mtime_ns: int
+
+
+def read_entry(path: Path, folder: Path | None = None) -> VerifiedEntry:
+    """The cache entry at `path`, read through the one reader of files from elsewhere (fsutil: no
+    link, pipe or oversize file; with `folder`, no linked folder below it) and verified: the entry
+    against schemas/cache-entry.yaml, the record against its digest and schemas/execution.yaml, and
+    its file name against the record's key. DamagedEntry says why not; FileNotFoundError when there
+    is none. The bytes verified are the bytes a caller may copy (a products folder's entry placed)."""
+    try:
+        found = read_untrusted_file(path, MAX_ENTRY_BYTES, folder)
+    except UnsafeFile as err:
+        raise DamagedEntry(err.why, removable=err.errno != errno.ENOTDIR) from None
+    try:
+        stored = json.loads(found.data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as err:
+        raise DamagedEntry(str(err).split("\n")[0][:120]) from None
+    problem = schema.misfit(stored, "cache-entry")
+    if problem:
+        raise DamagedEntry(f"not a cache entry: {problem}")
+    if stored["sha256"] != _digest(stored["record"]):
+        raise DamagedEntry("what it holds does not match its digest")
+    try:
+        execution = Execution.from_json(stored["record"])
+    except RecordShapeError as err:
+        raise DamagedEntry(str(err)) from None
+    if Path(path).name != f"{(execution.environment.key or '')[:32]}.json":
+        raise DamagedEntry("its record is keyed for another entry")
+    return VerifiedEntry(execution, found.data, found.mtime_ns)
+
+
 class ExecutionCache:
     """One JSON file per lecture and key: the execution record and its digest. Writes are atomic, so
     a crash never leaves half an entry; an entry whose digest does not match what it holds (an
@@ -204,27 +255,21 @@ class ExecutionCache:
         return self.folder / lecture_name / f"{key[:32]}.json"
 
     def load(self, lecture_name: str, key: str, lecture: qmd.Lecture | None = None) -> Execution | None:
-        """The execution record stored for key, or None. An entry that does not parse, has the wrong
-        shape, does not match its digest or does not fit `lecture` (a bad byte, a crash of another
-        tool, an edit by hand) is discarded with one warning, so the lecture executes again instead
-        of failing, or showing what it did not produce, on every render."""
+        """The execution record stored for key, or None. An entry that is no regular file of the
+        folder (a link, a pipe), does not parse, does not fit its schema, does not match its digest
+        or does not fit `lecture` (a bad byte, a crash of another tool, an edit by hand, a file from
+        another machine) is discarded with one warning, so the lecture executes again instead of
+        failing, hanging, or showing what it did not produce, on every render."""
         path = self._path(lecture_name, key)
         try:
-            data = path.read_bytes()
+            execution = read_entry(path, self.folder).execution
         except FileNotFoundError:
+            return None
+        except DamagedEntry as err:
+            discard(path, str(err), remove=err.removable)
             return None
         except OSError as err:
             discard(path, f"cannot read it: {err.strerror}", remove=False)
-            return None
-        try:
-            stored = json.loads(data.decode("utf-8"))
-            if not isinstance(stored, dict) or not isinstance(stored.get("sha256"), str):
-                raise RecordShapeError("no digest")
-            if stored["sha256"] != _digest(stored.get("record")):
-                raise RecordShapeError("what it holds does not match its digest")
-            execution = Execution.from_json(stored["record"])
-        except (UnicodeDecodeError, ValueError) as err:  # RecordShapeError is a ValueError
-            discard(path, str(err).split("\n")[0][:120])
             return None
         if execution.environment.key != key:
             return None

@@ -1,7 +1,8 @@
 """The execution record: what one execution of a lecture produced, as typed records.
 
 The kernel returns it (execute/kernel.py), the cache stores its `to_json()` and gives it back with
-`from_json()` (which refuses an entry of the wrong shape), and the executed notebook carries it in
+`from_json()`, which reads only a record that fits schemas/execution.yaml (the one decision on a
+stored record's shape: a cache entry may be damaged or come from another machine), and the executed notebook carries it in
 its metadata (`lecture` of the notebook and of each cell): the execute stage puts it there
 (execute/notebook.py, `metadata()`), and the check reads it back (`Execution.from_notebook`) without
 parsing the sources again or pairing the lecture's blocks with notebook cells by position.
@@ -17,18 +18,11 @@ JSON = dict[str, Any]
 
 import yaml
 
+from lecturekit import schema
+
 
 class RecordShapeError(ValueError):
     """A stored record (a cache entry) that is not the shape `to_json` writes."""
-
-
-def _require(ok: bool, problem: str) -> None:
-    if not ok:
-        raise RecordShapeError(problem)
-
-
-def _list_of(value: Any, kind: type | tuple[type, ...]) -> bool:
-    return isinstance(value, list) and all(isinstance(item, kind) for item in value)
 
 
 @dataclass(frozen=True)
@@ -42,10 +36,8 @@ class Environment:
         return {"versions": self.versions, "key": self.key, "executed_at": self.executed_at}
 
     @classmethod
-    def from_json(cls, data: Any) -> Environment:
-        _require(isinstance(data, dict) and isinstance(data.get("versions"), dict),
-                 "'environment' is not a mapping with versions")
-        return cls(data["versions"], data.get("key"), data.get("executed_at"))
+    def from_json(cls, data: JSON) -> Environment:
+        return cls(data["versions"], data["key"], data["executed_at"])
 
 
 @dataclass
@@ -81,14 +73,8 @@ class CellRun:
 
     @classmethod
     def from_json(cls, data: JSON) -> CellRun:
-        _require(_list_of(data.get("outputs"), dict) and isinstance(data.get("seconds"), (int, float))
-                 and "execution_count" in data, "a cell without outputs, seconds or execution count")
-        _require(isinstance(data.get("file"), str) and isinstance(data.get("line"), int)
-                 and isinstance(data.get("options"), dict) and isinstance(data.get("code"), str),
-                 "a cell without its place, options or code")
-        return cls(data["file"], data["line"], data.get("label"), data.get("heading", ""), data["options"],
-                   data["code"], data["outputs"], data["execution_count"], data["seconds"],
-                   bool(data.get("raised")))
+        return cls(data["file"], data["line"], data["label"], data["heading"], data["options"],
+                   data["code"], data["outputs"], data["execution_count"], data["seconds"], data["raised"])
 
 
 @dataclass(frozen=True)
@@ -112,10 +98,8 @@ class ClaimResult:
                 "ok": self.ok, "error": self.error}
 
     @classmethod
-    def from_json(cls, data: Any) -> ClaimResult:
-        _require(isinstance(data, dict) and "ok" in data and "file" in data, "a claim without its result")
-        return cls(data.get("sentence", ""), data.get("expr", ""), data["file"], data.get("line", 0),
-                   bool(data["ok"]), data.get("error"))
+    def from_json(cls, data: JSON) -> ClaimResult:
+        return cls(data["sentence"], data["expr"], data["file"], data["line"], data["ok"], data["error"])
 
 
 @dataclass
@@ -136,11 +120,7 @@ class ProseRun:
 
     @classmethod
     def from_json(cls, data: JSON) -> ProseRun:
-        _require(_list_of(data.get("inline"), dict) and _list_of(data.get("claims"), dict),
-                 "'inline' or 'claims' is not a list of mappings")
-        _require(all(isinstance(i.get("value"), str) for i in data["inline"]), "an inline value that is no text")
-        return cls(data.get("file", ""), data.get("line", 0),
-                   [InlineValue(i.get("expr", ""), i["value"]) for i in data["inline"]],
+        return cls(data["file"], data["line"], [InlineValue(i["expr"], i["value"]) for i in data["inline"]],
                    [ClaimResult.from_json(c) for c in data["claims"]])
 
 
@@ -177,16 +157,13 @@ class Execution:
 
     @classmethod
     def from_json(cls, data: Any) -> Execution:
-        """The record `to_json` wrote; RecordShapeError names what is wrong with any other data."""
-        _require(isinstance(data, dict), f"a {type(data).__name__}, not a mapping")
-        _require(_list_of(data.get("runs"), dict), "'runs' is not a list of runs")
-        _require(isinstance(data.get("timings", {}), dict), "'timings' is not a mapping")
-        runs: list[CellRun | ProseRun] = []
-        for run in data["runs"]:
-            _require(run.get("kind") in ("cell", "prose"), "a run that is neither a cell nor prose")
-            runs.append(CellRun.from_json(run) if run["kind"] == "cell" else ProseRun.from_json(run))
-        return cls(str(data.get("name", "")), Environment.from_json(data.get("environment")), runs,
-                   data.get("timings", {}))
+        """The record `to_json` wrote; RecordShapeError names what is wrong with any data that does
+        not fit schemas/execution.yaml (the only check: the fields below are then of their types)."""
+        problem = schema.misfit(data, "execution")
+        if problem:
+            raise RecordShapeError(f"not an execution record: {problem}")
+        runs = [CellRun.from_json(run) if run["kind"] == "cell" else ProseRun.from_json(run) for run in data["runs"]]
+        return cls(data["name"], Environment.from_json(data["environment"]), runs, data["timings"])
 
     @classmethod
     def from_notebook(cls, nb: Any) -> Execution:
