@@ -94,6 +94,15 @@ REFUSED = {
                             says="outside the supported subset"),
     "label with a quote": Case("```{python}\n#| label: 'fig-p\" onload=\"alert(1)'\nprint(1)\n```", needle="label:",
                                says="ASCII letters"),
+    # what a plugin of the deck reads as HTML: reveal.js's notes, the slide menu's titles
+    "speaker notes as an attribute": Case('## দুই {#sec-two notes="&lt;img src=x onerror=alert(1)&gt;"}',
+                                          needle="দুই", says="'notes'"),
+    "notes read as markdown": Case('::: {.notes data-markdown=""}\nনোট।\n:::', needle=".notes", says="'data-markdown'"),
+    "menu title attribute": Case('## দুই {#sec-two data-menu-title="&lt;img src=x onerror=alert(1)&gt;"}',
+                                 needle="দুই", says="'data-menu-title'"),
+    "menu title class": Case("[\\<img src=x onerror=alert(1)\\>]{.menu-title}", needle="menu-title",
+                             says="class 'menu-title'"),
+    "preview link": Case('[x](pic.png){data-preview-link="javascript:alert(1)"}', needle="[x]", says="javascript:"),
     "episode as Typst code": Case(front={"episode": '1, title: [x]) #panic("x") #('}, needle="episode:",
                                   says="whole number"),
 }

@@ -322,7 +322,9 @@ def loopback():
 
 
 SHOWN = f"""
-## দেখানো {{#sec-shown}}
+# \\<img src=x onerror=window.pwned=1\\> অংশ {{#sec-part}}
+
+## \\<img src=x onerror=window.pwned=2\\> দেখানো {{#sec-shown}}
 
 যা HTML-এর মতো দেখায়: x < 5, `<script>alert('code')</script>`, \\<svg onload=alert('escaped')\\>,
 &lt;img src=x onerror=alert('entity')&gt;; [পাতা](http://127.0.0.1:{PORT}/linked), [চাপুন](java%3Ascript:alert(1))।
@@ -369,10 +371,41 @@ raise ValueError("clipboard " + clipboard + " title " + title + " dcs " + dcs + 
 """
 
 
+# Front-matter text that a template writes into an attribute (the page's description, the deck's
+# keywords): a quote, as markdown reads it, would end the attribute and send the reader elsewhere.
+ATTRIBUTE_FRONT = {"title-en": f'0;url=http://127.0.0.1:{PORT}/title-en\\" http-equiv=\\"refresh',
+                   "keywords": [f'0;url=http://127.0.0.1:{PORT}/keywords\\" http-equiv=\\"refresh']}
+
+
+def attributes_kept(product):
+    """The meta elements of a product that name or set something: a value pasted from the front matter
+    stays in its attribute (no http-equiv but the policy), its text whole."""
+    import html.parser
+
+    class Metas(html.parser.HTMLParser):
+        found = []
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "meta":
+                self.found.append(dict(attrs))
+
+    metas = Metas()
+    metas.found = []
+    metas.feed(product.read_text(encoding="utf-8"))
+    assert [m for m in metas.found if m.get("http-equiv", "Content-Security-Policy") != "Content-Security-Policy"] \
+        == [], (product, metas.found)
+    named = {m["name"]: m.get("content") for m in metas.found if "name" in m}
+    for name, key in (("description", "title-en"), ("keywords", "keywords")):
+        if name in named:
+            assert named[name].startswith("0;url=http") and named[name].endswith('" http-equiv="refresh'), named
+
+
 def hostile_project(root, port):
     from lecturekit.course.scaffold import ProjectBuilder
     builder = ProjectBuilder(root, ROOT)
-    builder.add_lecture("01-shown", SHOWN.replace(PORT, str(port)), front={"title": "x < 5 আর `<b>`", "episode": 1})
+    builder.add_lecture("01-shown", SHOWN.replace(PORT, str(port)), front={
+        "title": "x < 5 আর `<b>` \\<img src=x onerror=window.pwned=3\\>", "episode": 1,
+        **json.loads(json.dumps(ATTRIBUTE_FRONT).replace(PORT, str(port)))})
     builder.add_lecture("02-raises", RAISES, front={"title": "ভুল", "episode": 2})
     # A string where the handout's cover wants a number: Typst fails on the code made of it.
     builder.add_lecture("03-episode", "## পর্ব {#sec-e}\n\nলাইন।\n", front={"title": "পর্ব", "episode": "০৯"})
@@ -397,6 +430,8 @@ WALK = r"""() => {
     for (const attr of el.attributes)
       if (/^on/i.test(attr.name) && !/^RevealMenuToolHandlers\.\w+\(event\)$/.test(attr.value))
         handlers.push(el.tagName + ' ' + attr.name);
+  // What an escaped `<img onerror=window.pwned=…>` would set had a plugin put it back as HTML.
+  if (window.pwned !== undefined) handlers.push('ran: window.pwned=' + window.pwned);
   const links = [...document.querySelectorAll('a[href], area[href]')].map(a => a.protocol)
     .filter(p => !['http:', 'https:', 'mailto:', 'file:'].includes(p));
   return {handlers, links, frames: document.querySelectorAll('iframe, object, embed').length};
@@ -413,7 +448,9 @@ def walk_deck(browser, deck):
     try:
         page.goto(deck.as_uri())
         page.wait_for_function("window.Reveal && Reveal.isReady()")
+        page.keyboard.press("m")  # the slide menu, every slide by its title
         found = page.evaluate(WALK)
+        page.keyboard.press("m")
         for _step in range(200):
             page.evaluate(WALK)
             if page.evaluate("Reveal.isLastSlide() && !Reveal.availableFragments().next"):
@@ -466,6 +503,8 @@ def test_scripts_render_deck_runs_nothing_and_asks_nothing(by_render, browser, l
     deck = builder.output("01-shown", "slides.html")
     assert deck.exists(), run.stderr[-3000:]
     assert_shown_as_text(deck)
+    for product in (deck, builder.output("01-shown", "index.html")):
+        attributes_kept(product)
     dialogs, requests, found = walk_deck(browser, deck)
     assert dialogs == [] and requests == [], (dialogs, requests)
     assert found == {"handlers": [], "links": [], "frames": 0}, found
@@ -517,6 +556,8 @@ def test_quarto_deck_runs_nothing_and_asks_nothing(by_quarto, browser, loopback)
     deck = root / "_output" / "01-shown" / "slides.html"
     assert deck.exists(), (run.stdout + run.stderr)[-3000:]
     assert_shown_as_text(deck)
+    for product in (deck, root / "_output" / "01-shown" / "index.html"):
+        attributes_kept(product)
     dialogs, requests, found = walk_deck(browser, deck)
     assert dialogs == [] and requests == [], (dialogs, requests)
     assert found["handlers"] == [] and found["links"] == [], found
