@@ -463,6 +463,44 @@ def walk_deck(browser, deck):
     return dialogs, left, found
 
 
+def deck_in_use(browser, deck):
+    """The deck used as an instructor does: → to the end, the menu with M, the speaker view with S.
+    Returns what Chromium said against the deck's Content-Security-Policy (the deck's console and
+    the speaker view's), whether the menu and the notes opened, and `window.pwned`."""
+    context = browser.new_context()
+    violations = []
+
+    def watch(page):
+        page.on("console", lambda message: "Content Security Policy" in message.text
+                and violations.append(message.text[:200]))
+    context.on("page", watch)
+    try:
+        page = context.new_page()
+        page.goto(deck.as_uri())
+        page.wait_for_function("window.Reveal && Reveal.isReady()")
+        for _step in range(200):
+            if page.evaluate("Reveal.isLastSlide() && !Reveal.availableFragments().next"):
+                break
+            page.keyboard.press("ArrowRight")
+        page.keyboard.press("m")
+        menu = page.wait_for_selector("body.slide-menu-active .slide-menu-item-title", timeout=5000) is not None
+        page.keyboard.press("Escape")
+        with context.expect_page() as opened:
+            page.keyboard.press("s")
+        speaker = opened.value
+        notes = speaker.wait_for_selector("#current-slide iframe", timeout=10000) is not None
+        speaker.wait_for_timeout(500)
+        return violations, menu, notes, page.evaluate("window.pwned")
+    finally:
+        context.close()
+
+
+def with_policy_removed(deck, copy):
+    copy.write_text(deck.read_text(encoding="utf-8").replace('http-equiv="Content-Security-Policy"', 'name="none"', 1),
+                    encoding="utf-8")
+    return copy
+
+
 @pytest.fixture(scope="module")
 def by_render(tmp_path_factory, loopback):
     """The fixture project rendered by scripts/render."""
@@ -505,6 +543,7 @@ def test_scripts_render_deck_runs_nothing_and_asks_nothing(by_render, browser, l
     assert_shown_as_text(deck)
     for product in (deck, builder.output("01-shown", "index.html")):
         attributes_kept(product)
+    assert deck_in_use(browser, deck) == ([], True, True, None)
     dialogs, requests, found = walk_deck(browser, deck)
     assert dialogs == [] and requests == [], (dialogs, requests)
     assert found == {"handlers": [], "links": [], "frames": 0}, found
@@ -558,6 +597,7 @@ def test_quarto_deck_runs_nothing_and_asks_nothing(by_quarto, browser, loopback)
     assert_shown_as_text(deck)
     for product in (deck, root / "_output" / "01-shown" / "index.html"):
         attributes_kept(product)
+    assert deck_in_use(browser, deck) == ([], True, True, None)
     dialogs, requests, found = walk_deck(browser, deck)
     assert dialogs == [] and requests == [], (dialogs, requests)
     assert found["handlers"] == [] and found["links"] == [], found
@@ -591,15 +631,30 @@ def test_the_reader_is_what_the_lecture_filter_asks(project_builder, outside, ca
     assert CASES[case].says in run.stdout and len(run.stdout.strip().splitlines()) == 1, run.stdout
 
 
+def test_the_decks_policy_runs_no_handler_put_into_it(by_render, browser, tmp_path):
+    """Markup a plugin might make of text (an `<img onerror>` before a heading): the deck's policy runs
+    none of it and says so; the same deck without its policy runs it (the check can fail)."""
+    builder, _blamed, _run = by_render
+    deck = builder.output("01-shown", "slides.html").read_text(encoding="utf-8")
+    planted = tmp_path / "planted.html"
+    planted.write_text(deck.replace("<h2", '<p><img src=x onerror="window.pwned=9"></p><h2', 1), encoding="utf-8")
+    violations, menu, notes, pwned = deck_in_use(browser, planted)
+    assert pwned is None and menu and notes, (pwned, menu, notes)
+    assert violations and all("inline event handler" in v for v in violations), violations
+    assert deck_in_use(browser, with_policy_removed(planted, tmp_path / "bare.html"))[3] == 9
+
+
 def test_the_walk_sees_what_it_guards(by_render, browser, loopback, tmp_path):
-    """The deck, with what the reader refuses put back by hand: the walk reports each of them."""
+    """The deck, with what the reader refuses put back by hand and its policy taken out: the walk
+    reports each of them."""
     builder, _blamed, _run = by_render
     deck = builder.output("01-shown", "slides.html").read_text(encoding="utf-8")
     planted = (f'<p><img src=x onerror="alert(1)"><span onmouseover="alert(2)">x</span>'
                f'<a href="javascript:alert(3)">y</a><img src="http://127.0.0.1:{loopback.server_port}/planted.png"></p>')
     copy = tmp_path / "planted.html"
     copy.write_text(deck.replace("<h2", planted + "<h2", 1), encoding="utf-8")
-    dialogs, requests, found = walk_deck(browser, copy)
+    # without the deck's policy, which would stop the handlers and the request (test above)
+    dialogs, requests, found = walk_deck(browser, with_policy_removed(copy, copy))
     assert "1" in dialogs and "2" in dialogs, dialogs
     assert any("planted.png" in url for url in requests), requests
     assert "IMG onerror" in found["handlers"] and "javascript:" in found["links"], found
