@@ -467,7 +467,7 @@ def deck_in_use(browser, deck):
     """The deck used as an instructor does: → to the end, the menu with M, the speaker view with S.
     Returns what Chromium said against the deck's Content-Security-Policy (the deck's console and
     the speaker view's), whether the menu and the notes opened, and `window.pwned`."""
-    context = browser.new_context()
+    context = browser.new_context(bypass_csp=False)
     violations = []
 
     def watch(page):
@@ -477,7 +477,10 @@ def deck_in_use(browser, deck):
     try:
         page = context.new_page()
         page.goto(deck.as_uri())
-        page.wait_for_function("window.Reveal && Reveal.isReady()")
+        for _wait in range(100):  # polled from here: waiting in the page would evaluate a string
+            if page.evaluate("!!(window.Reveal && Reveal.isReady())"):
+                break
+            page.wait_for_timeout(100)
         for _step in range(200):
             if page.evaluate("Reveal.isLastSlide() && !Reveal.availableFragments().next"):
                 break
@@ -645,16 +648,14 @@ def test_the_decks_policy_runs_no_handler_put_into_it(by_render, browser, tmp_pa
 
 
 def test_the_walk_sees_what_it_guards(by_render, browser, loopback, tmp_path):
-    """The deck, with what the reader refuses put back by hand and its policy taken out: the walk
-    reports each of them."""
+    """The deck, with what the reader refuses put back by hand: the walk reports each of them."""
     builder, _blamed, _run = by_render
     deck = builder.output("01-shown", "slides.html").read_text(encoding="utf-8")
     planted = (f'<p><img src=x onerror="alert(1)"><span onmouseover="alert(2)">x</span>'
                f'<a href="javascript:alert(3)">y</a><img src="http://127.0.0.1:{loopback.server_port}/planted.png"></p>')
     copy = tmp_path / "planted.html"
     copy.write_text(deck.replace("<h2", planted + "<h2", 1), encoding="utf-8")
-    # without the deck's policy, which would stop the handlers and the request (test above)
-    dialogs, requests, found = walk_deck(browser, with_policy_removed(copy, copy))
+    dialogs, requests, found = walk_deck(browser, copy)  # the policy set aside (conftest.PolicyAside)
     assert "1" in dialogs and "2" in dialogs, dialogs
     assert any("planted.png" in url for url in requests), requests
     assert "IMG onerror" in found["handlers"] and "javascript:" in found["links"], found
