@@ -546,6 +546,7 @@ def test_scripts_render_deck_runs_nothing_and_asks_nothing(by_render, browser, l
     assert_shown_as_text(deck)
     for product in (deck, builder.output("01-shown", "index.html")):
         attributes_kept(product)
+    assert deck.read_text(encoding="utf-8").count('<meta http-equiv="Content-Security-Policy"') == 1
     assert deck_in_use(browser, deck) == ([], True, True, None)
     dialogs, requests, found = walk_deck(browser, deck)
     assert dialogs == [] and requests == [], (dialogs, requests)
@@ -600,6 +601,7 @@ def test_quarto_deck_runs_nothing_and_asks_nothing(by_quarto, browser, loopback)
     assert_shown_as_text(deck)
     for product in (deck, root / "_output" / "01-shown" / "index.html"):
         attributes_kept(product)
+    assert deck.read_text(encoding="utf-8").count('<meta http-equiv="Content-Security-Policy"') == 1
     assert deck_in_use(browser, deck) == ([], True, True, None)
     dialogs, requests, found = walk_deck(browser, deck)
     assert dialogs == [] and requests == [], (dialogs, requests)
