@@ -73,13 +73,31 @@ def rendered():
     return ROOT / "_output"
 
 
+class PolicyAside:
+    """Playwright's browser whose pages and contexts set the products' Content-Security-Policy aside
+    unless a test asks for it (`bypass_csp=False`): the policies forbid evaluating strings, which is
+    how Playwright waits for a condition. The tests of the policies keep it."""
+
+    def __init__(self, browser):
+        self._browser = browser
+
+    def new_context(self, **options):
+        return self._browser.new_context(**{"bypass_csp": True, **options})
+
+    def new_page(self, **options):
+        return self._browser.new_page(**{"bypass_csp": True, **options})
+
+    def __getattr__(self, name):
+        return getattr(self._browser, name)
+
+
 @pytest.fixture(scope="session")
 def browser():
     from playwright.sync_api import sync_playwright
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path="/usr/bin/chromium",
                               args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
-        yield b
+        yield PolicyAside(b)
         b.close()
 
 

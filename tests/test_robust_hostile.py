@@ -94,6 +94,15 @@ REFUSED = {
                             says="outside the supported subset"),
     "label with a quote": Case("```{python}\n#| label: 'fig-p\" onload=\"alert(1)'\nprint(1)\n```", needle="label:",
                                says="ASCII letters"),
+    # what a plugin of the deck reads as HTML: reveal.js's notes, the slide menu's titles
+    "speaker notes as an attribute": Case('## দুই {#sec-two notes="&lt;img src=x onerror=alert(1)&gt;"}',
+                                          needle="দুই", says="'notes'"),
+    "notes read as markdown": Case('::: {.notes data-markdown=""}\nনোট।\n:::', needle=".notes", says="'data-markdown'"),
+    "menu title attribute": Case('## দুই {#sec-two data-menu-title="&lt;img src=x onerror=alert(1)&gt;"}',
+                                 needle="দুই", says="'data-menu-title'"),
+    "menu title class": Case("[\\<img src=x onerror=alert(1)\\>]{.menu-title}", needle="menu-title",
+                             says="class 'menu-title'"),
+    "preview link": Case('[x](pic.png){data-preview-link="javascript:alert(1)"}', needle="[x]", says="javascript:"),
     "episode as Typst code": Case(front={"episode": '1, title: [x]) #panic("x") #('}, needle="episode:",
                                   says="whole number"),
 }
@@ -255,3 +264,57 @@ def test_a_filter_refusal_without_an_id_names_the_line_of_what_it_quotes(project
     for name, (_body, _needle, says) in cases.items():
         assert re.search(rf"error: \S*lectures/{name}/index\.qmd:{lines[name]}: lecture filter \(\w+\): .*{says}",
                          result.stderr), result.stderr
+
+
+# ---- every value a template writes into an attribute -------------------------------------------------
+
+TEMPLATE_ATTRIBUTE = re.compile(r'="([^"]*\$[^"]*)"')
+TEMPLATE_VARIABLE = re.compile(r"\$([A-Za-z][\w.-]*)\$")
+# What the templates may write into an attribute besides the front matter the lecture filter escapes
+# (filters/attributes.lua: ATTRIBUTE_META), and why it cannot end the attribute.
+ATTRIBUTE_VALUES = {
+    "lang": "the front-matter schema's language-tag pattern (letters, digits, hyphens)",
+    "author-meta": "pandoc writes it escaped for an attribute",
+    "date-meta": "pandoc writes it only for a date it could read, as YYYY-MM-DD",
+    "it.value": "title-slide-attributes: the front-matter schema has no such key; the filter writes it",
+    "dir": "no front-matter key (the schema refuses it)",
+    "page-root": "formats/html.lua: ../ or empty", "it.href": "course/pages.py: a lecture folder's product",
+    "page-links.previous.href": "course/pages.py: ../<lecture folder>/", "page-links.next.href": "the same",
+    "revealjs-url": "the kit's node_modules path", "theme": "the schema's theme names", "css": "a path the reader checked",
+    "highlightjs-theme": "the schema's pattern", "idprefix": "not set by the kit", "quarto-version": "Quarto's",
+    "reveal-jsscripts": "Quarto's plugin paths", "sep": "template syntax", "endfor": "template syntax",
+}
+
+
+def test_every_template_attribute_value_is_escaped_or_fixed():
+    """Each `$variable$` inside an attribute of the page's and the decks' templates (ours, pandoc's
+    revealjs, Quarto's) is a front-matter value the lecture filter writes escaped, or a value listed
+    above with the reason it cannot hold a quote; a new one fails here until it is one of them."""
+    import pypandoc
+    from test_quarto import QUARTO
+    lua = (ROOT / "_extensions" / "lecture" / "filters" / "attributes.lua").read_text(encoding="utf-8")
+    escaped = set(re.findall(r'"([\w-]+)"', re.search(r"local ATTRIBUTE_META = \{([^}]*)\}", lua).group(1)))
+    assert escaped == {"title-en", "keywords"}, escaped
+    templates = {"page.html": (ROOT / "_extensions" / "lecture" / "page" / "page.html").read_text(encoding="utf-8"),
+                 "pandoc -D revealjs": subprocess.run([pypandoc.get_pandoc_path(), "-D", "revealjs"],
+                                                      capture_output=True, text=True, check=True).stdout}
+    if QUARTO:
+        share = Path(QUARTO).resolve().parents[1] / "share" / "formats" / "revealjs" / "pandoc"
+        templates.update({f"quarto {path.name}": path.read_text(encoding="utf-8") for path in share.glob("*.html")})
+    found = {(name, variable) for name, text in templates.items() for value in TEMPLATE_ATTRIBUTE.findall(text)
+             for variable in TEMPLATE_VARIABLE.findall(value)}
+    assert ("page.html", "title-en") in found and ("pandoc -D revealjs", "keywords") in found, sorted(found)
+    # page-words: words.json, the project's own text (formats/html.lua)
+    words = set(json.loads((ROOT / "_extensions" / "lecture" / "words.json").read_text(encoding="utf-8"))["page_words"])
+    unknown = [(name, variable) for name, variable in sorted(found)
+               if variable not in escaped and variable not in ATTRIBUTE_VALUES
+               and not (variable.startswith("page-words.") and variable.split(".", 1)[1] in words)]
+    assert unknown == [], unknown
+
+
+def test_the_course_page_escapes_every_value():
+    """The course page (Jinja2): every value escaped for HTML and attributes, none marked safe."""
+    from lecturekit.course.site import TEMPLATES, _templates
+    assert _templates().autoescape is True
+    template = (TEMPLATES / "course.html.j2").read_text(encoding="utf-8")
+    assert not re.search(r"\|\s*safe\b|autoescape\s+false|Markup\(", template)

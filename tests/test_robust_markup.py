@@ -322,7 +322,9 @@ def loopback():
 
 
 SHOWN = f"""
-## দেখানো {{#sec-shown}}
+# \\<img src=x onerror=window.pwned=1\\> অংশ {{#sec-part}}
+
+## \\<img src=x onerror=window.pwned=2\\> দেখানো {{#sec-shown}}
 
 যা HTML-এর মতো দেখায়: x < 5, `<script>alert('code')</script>`, \\<svg onload=alert('escaped')\\>,
 &lt;img src=x onerror=alert('entity')&gt;; [পাতা](http://127.0.0.1:{PORT}/linked), [চাপুন](java%3Ascript:alert(1))।
@@ -369,10 +371,41 @@ raise ValueError("clipboard " + clipboard + " title " + title + " dcs " + dcs + 
 """
 
 
+# Front-matter text that a template writes into an attribute (the page's description, the deck's
+# keywords): a quote, as markdown reads it, would end the attribute and send the reader elsewhere.
+ATTRIBUTE_FRONT = {"title-en": f'0;url=http://127.0.0.1:{PORT}/title-en\\" http-equiv=\\"refresh',
+                   "keywords": [f'0;url=http://127.0.0.1:{PORT}/keywords\\" http-equiv=\\"refresh']}
+
+
+def attributes_kept(product):
+    """The meta elements of a product that name or set something: a value pasted from the front matter
+    stays in its attribute (no http-equiv but the policy), its text whole."""
+    import html.parser
+
+    class Metas(html.parser.HTMLParser):
+        found = []
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "meta":
+                self.found.append(dict(attrs))
+
+    metas = Metas()
+    metas.found = []
+    metas.feed(product.read_text(encoding="utf-8"))
+    assert [m for m in metas.found if m.get("http-equiv", "Content-Security-Policy") != "Content-Security-Policy"] \
+        == [], (product, metas.found)
+    named = {m["name"]: m.get("content") for m in metas.found if "name" in m}
+    for name, key in (("description", "title-en"), ("keywords", "keywords")):
+        if name in named:
+            assert named[name].startswith("0;url=http") and named[name].endswith('" http-equiv="refresh'), named
+
+
 def hostile_project(root, port):
     from lecturekit.course.scaffold import ProjectBuilder
     builder = ProjectBuilder(root, ROOT)
-    builder.add_lecture("01-shown", SHOWN.replace(PORT, str(port)), front={"title": "x < 5 আর `<b>`", "episode": 1})
+    builder.add_lecture("01-shown", SHOWN.replace(PORT, str(port)), front={
+        "title": "x < 5 আর `<b>` \\<img src=x onerror=window.pwned=3\\>", "episode": 1,
+        **json.loads(json.dumps(ATTRIBUTE_FRONT).replace(PORT, str(port)))})
     builder.add_lecture("02-raises", RAISES, front={"title": "ভুল", "episode": 2})
     # A string where the handout's cover wants a number: Typst fails on the code made of it.
     builder.add_lecture("03-episode", "## পর্ব {#sec-e}\n\nলাইন।\n", front={"title": "পর্ব", "episode": "০৯"})
@@ -397,6 +430,8 @@ WALK = r"""() => {
     for (const attr of el.attributes)
       if (/^on/i.test(attr.name) && !/^RevealMenuToolHandlers\.\w+\(event\)$/.test(attr.value))
         handlers.push(el.tagName + ' ' + attr.name);
+  // What an escaped `<img onerror=window.pwned=…>` would set had a plugin put it back as HTML.
+  if (window.pwned !== undefined) handlers.push('ran: window.pwned=' + window.pwned);
   const links = [...document.querySelectorAll('a[href], area[href]')].map(a => a.protocol)
     .filter(p => !['http:', 'https:', 'mailto:', 'file:'].includes(p));
   return {handlers, links, frames: document.querySelectorAll('iframe, object, embed').length};
@@ -413,7 +448,9 @@ def walk_deck(browser, deck):
     try:
         page.goto(deck.as_uri())
         page.wait_for_function("window.Reveal && Reveal.isReady()")
+        page.keyboard.press("m")  # the slide menu, every slide by its title
         found = page.evaluate(WALK)
+        page.keyboard.press("m")
         for _step in range(200):
             page.evaluate(WALK)
             if page.evaluate("Reveal.isLastSlide() && !Reveal.availableFragments().next"):
@@ -424,6 +461,47 @@ def walk_deck(browser, deck):
         page.close()
     left = [url for url in requests if not url.startswith(("file:", "data:", "blob:", "about:"))]
     return dialogs, left, found
+
+
+def deck_in_use(browser, deck):
+    """The deck used as an instructor does: → to the end, the menu with M, the speaker view with S.
+    Returns what Chromium said against the deck's Content-Security-Policy (the deck's console and
+    the speaker view's), whether the menu and the notes opened, and `window.pwned`."""
+    context = browser.new_context(bypass_csp=False)
+    violations = []
+
+    def watch(page):
+        page.on("console", lambda message: "Content Security Policy" in message.text
+                and violations.append(message.text[:200]))
+    context.on("page", watch)
+    try:
+        page = context.new_page()
+        page.goto(deck.as_uri())
+        for _wait in range(100):  # polled from here: waiting in the page would evaluate a string
+            if page.evaluate("!!(window.Reveal && Reveal.isReady())"):
+                break
+            page.wait_for_timeout(100)
+        for _step in range(200):
+            if page.evaluate("Reveal.isLastSlide() && !Reveal.availableFragments().next"):
+                break
+            page.keyboard.press("ArrowRight")
+        page.keyboard.press("m")
+        menu = page.wait_for_selector("body.slide-menu-active .slide-menu-item-title", timeout=5000) is not None
+        page.keyboard.press("Escape")
+        with context.expect_page() as opened:
+            page.keyboard.press("s")
+        speaker = opened.value
+        notes = speaker.wait_for_selector("#current-slide iframe", timeout=10000) is not None
+        speaker.wait_for_timeout(500)
+        return violations, menu, notes, page.evaluate("window.pwned")
+    finally:
+        context.close()
+
+
+def with_policy_removed(deck, copy):
+    copy.write_text(deck.read_text(encoding="utf-8").replace('http-equiv="Content-Security-Policy"', 'name="none"', 1),
+                    encoding="utf-8")
+    return copy
 
 
 @pytest.fixture(scope="module")
@@ -466,6 +544,10 @@ def test_scripts_render_deck_runs_nothing_and_asks_nothing(by_render, browser, l
     deck = builder.output("01-shown", "slides.html")
     assert deck.exists(), run.stderr[-3000:]
     assert_shown_as_text(deck)
+    for product in (deck, builder.output("01-shown", "index.html")):
+        attributes_kept(product)
+    assert deck.read_text(encoding="utf-8").count('<meta http-equiv="Content-Security-Policy"') == 1
+    assert deck_in_use(browser, deck) == ([], True, True, None)
     dialogs, requests, found = walk_deck(browser, deck)
     assert dialogs == [] and requests == [], (dialogs, requests)
     assert found == {"handlers": [], "links": [], "frames": 0}, found
@@ -517,6 +599,10 @@ def test_quarto_deck_runs_nothing_and_asks_nothing(by_quarto, browser, loopback)
     deck = root / "_output" / "01-shown" / "slides.html"
     assert deck.exists(), (run.stdout + run.stderr)[-3000:]
     assert_shown_as_text(deck)
+    for product in (deck, root / "_output" / "01-shown" / "index.html"):
+        attributes_kept(product)
+    assert deck.read_text(encoding="utf-8").count('<meta http-equiv="Content-Security-Policy"') == 1
+    assert deck_in_use(browser, deck) == ([], True, True, None)
     dialogs, requests, found = walk_deck(browser, deck)
     assert dialogs == [] and requests == [], (dialogs, requests)
     assert found["handlers"] == [] and found["links"] == [], found
@@ -550,6 +636,19 @@ def test_the_reader_is_what_the_lecture_filter_asks(project_builder, outside, ca
     assert CASES[case].says in run.stdout and len(run.stdout.strip().splitlines()) == 1, run.stdout
 
 
+def test_the_decks_policy_runs_no_handler_put_into_it(by_render, browser, tmp_path):
+    """Markup a plugin might make of text (an `<img onerror>` before a heading): the deck's policy runs
+    none of it and says so; the same deck without its policy runs it (the check can fail)."""
+    builder, _blamed, _run = by_render
+    deck = builder.output("01-shown", "slides.html").read_text(encoding="utf-8")
+    planted = tmp_path / "planted.html"
+    planted.write_text(deck.replace("<h2", '<p><img src=x onerror="window.pwned=9"></p><h2', 1), encoding="utf-8")
+    violations, menu, notes, pwned = deck_in_use(browser, planted)
+    assert pwned is None and menu and notes, (pwned, menu, notes)
+    assert violations and all("inline event handler" in v for v in violations), violations
+    assert deck_in_use(browser, with_policy_removed(planted, tmp_path / "bare.html"))[3] == 9
+
+
 def test_the_walk_sees_what_it_guards(by_render, browser, loopback, tmp_path):
     """The deck, with what the reader refuses put back by hand: the walk reports each of them."""
     builder, _blamed, _run = by_render
@@ -558,7 +657,7 @@ def test_the_walk_sees_what_it_guards(by_render, browser, loopback, tmp_path):
                f'<a href="javascript:alert(3)">y</a><img src="http://127.0.0.1:{loopback.server_port}/planted.png"></p>')
     copy = tmp_path / "planted.html"
     copy.write_text(deck.replace("<h2", planted + "<h2", 1), encoding="utf-8")
-    dialogs, requests, found = walk_deck(browser, copy)
+    dialogs, requests, found = walk_deck(browser, copy)  # the policy set aside (conftest.PolicyAside)
     assert "1" in dialogs and "2" in dialogs, dialogs
     assert any("planted.png" in url for url in requests), requests
     assert "IMG onerror" in found["handlers"] and "javascript:" in found["links"], found

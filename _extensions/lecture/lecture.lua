@@ -14,6 +14,7 @@ local filters = {
   require("titles"),      -- the deck's title slide: course, episode line, English title
   require("provenance"),  -- the cover's render date and versions when Quarto executed the cells
   require("document"),    -- the whole document in the format's form (the page's contents, formulas)
+  require("attributes"),  -- what reaches an attribute or the slide menu is text
 }
 
 -- A module may be several passes (a list of filter tables): run them in place, in order.

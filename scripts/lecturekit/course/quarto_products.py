@@ -40,6 +40,7 @@ from lecturekit.course.products import Manifest, product_inputs, theme_digest
 from lecturekit.fsutil import write_atomic
 from lecturekit.project import Project
 from lecturekit.write.formats import FORMATS, HTML, REVEALJS, TYPST
+from lecturekit.write.policy import with_policy
 
 # Quarto renders every format `_quarto.yml` lists, each the record of the same name: its product.
 FORMAT_PRODUCTS = {name: fmt.product for name, fmt in FORMATS.items()}
@@ -127,6 +128,9 @@ def place(project: Path, output_dir: Path, files: list[str]) -> list[tuple[Path,
         target.parent.mkdir(parents=True, exist_ok=True)
         if product.suffix == ".html":
             strip_mathjax_notes_style(product)
+        if target.name == REVEALJS.product:
+            # The deck runs only its own scripts, as scripts/render's (write/policy.py).
+            product.write_text(with_policy(product.read_text(encoding="utf-8")), encoding="utf-8")
         source = product.relative_to(project).parts[0]
         os.replace(product, target)
         if target.suffix == ".pdf":

@@ -63,9 +63,13 @@ HTML_FORMATS = frozenset({"html", "html4", "html5", "revealjs", "s5", "slidy", "
 LOADS = frozenset({"src", "srcset", "poster", "data", "background", "background-image", "background-video",
                    "preview-image", "preview-video", "icon", "manifest", "xlink:href"})
 # Attributes whose value is a URL the page navigates to: the link rule.
-NAVIGATES = frozenset({"href", "action", "formaction", "cite", "longdesc", "ping"})
+NAVIGATES = frozenset({"href", "action", "formaction", "cite", "longdesc", "ping", "preview-link"})
 # Attributes that put another page (and its script) into the deck.
 FRAMES = frozenset({"background-iframe", "srcdoc"})
+# Attributes and classes a plugin of the deck reads and puts back as HTML: reveal.js's speaker notes
+# (`data-notes`, notes as `data-markdown`), the slide menu's titles (`data-menu-title`, `.menu-title`;
+# the lecture filter gives every slide its title as text, filters/attributes.lua).
+PLUGIN_MARKUP = frozenset({"notes", "markdown", "menu-title"})
 # CSS that loads something or hides what it does (an escape can spell `url(`).
 STYLE_LOADS = re.compile(r"url\s*\(|image-set|@import|expression|\\|&|/\*", re.I)
 # Attribute values Quarto (or a lecture filter) reads as markdown: judged as markdown too.
@@ -203,6 +207,9 @@ class _Walk:
         elif isinstance(value, list):
             if _is_attr(value):
                 self.attributes(value[2], string)
+                if "menu-title" in value[1]:
+                    self.find("class 'menu-title' in {where} would put its text into the slide menu as HTML; "
+                              "the menu shows each slide's heading", "menu-title", string)
             for item in value:
                 self.node(item, string)
 
@@ -235,6 +242,9 @@ class _Walk:
             if key in EVENT_HANDLERS:
                 self.find(f"attribute '{key}' in {{where}} would run in the deck; event handlers are outside "
                           "the supported subset", key, string)
+            elif name in PLUGIN_MARKUP:
+                self.find(f"attribute '{key}' in {{where}} would be read as HTML by a plugin of the deck "
+                          "(speaker notes, slide menu); it is outside the supported subset", key, string)
             elif name in FRAMES:
                 self.find(f"attribute '{key}' in {{where}} would put another page, and its script, into the "
                           "deck; it is outside the supported subset", key, string)

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from lecturekit import schema
 from lecturekit.errors import LectureError
 from lecturekit.write.pdfprefs import display_doc_title
+from lecturekit.write.policy import with_policy
 from lecturekit.words import WORDS
 
 if TYPE_CHECKING:
@@ -271,6 +272,11 @@ class Format:
         return f"Format({self.name!r})"
 
 
+def write_deck_policy(writer: LectureWriter, html: Path, deck: Path) -> None:
+    """The deck with its Content-Security-Policy (write/policy.py): only its own scripts run."""
+    deck.write_text(with_policy(html.read_text(encoding="utf-8")), encoding="utf-8")
+
+
 def _revealjs_args(project: Project) -> list[str]:
     return [f"--variable=revealjs-url={project.root / 'node_modules' / 'reveal.js'}",
             f"--katex={woff2_katex(project)}/"]
@@ -304,6 +310,7 @@ REVEALJS = Format(
     link_label=WORDS["slides"],
     fixed_args=("--standalone", "--embed-resources", "--syntax-highlighting=idiomatic"),
     project_args=_revealjs_args,
+    finish=Finish(name="policy", suffix=".deck.html", run=write_deck_policy),
     shared_assets=woff2_katex,
     # Quarto's: → walks every slide and fragment (pandoc's 'default' jumps from part to part), and
     # the slide menu.
