@@ -66,7 +66,7 @@ BREAKAGES = [
     ("an output that does not exist", "fromJSON(needs.plan.outputs.plan).execute",
      "fromJSON(needs.plan.outputs.plans).execute", "actionlint", 'property "plans" is not defined'),
     ("a runner that does not exist", "runs-on: ubuntu-24.04", "runs-on: ubuntu-24.4", "actionlint", "ubuntu-24.4"),
-    ("an unquoted variable", 'scripts/render "$LECTURE" --no-index', "scripts/render $LECTURE --no-index",
+    ("an unquoted variable", 'scripts/render "$LECTURE" --execute-only', "scripts/render $LECTURE --execute-only",
      "actionlint", "SC2086"),
 ]
 
