@@ -347,7 +347,9 @@ def install(venv: Path, overrides: Sequence[str] = (), say: Say = print, allow_c
         + (f", with {' '.join(overrides)}" if overrides else "") + ")")
     if uv:
         subprocess.run([str(python), "-m", "pip", "install", "-qq", f"{uv[0]}=={uv[1]}"], check=True)
-        subprocess.run([str(venv / "bin" / "uv"), "pip", "install", "-q", "--python", str(python),
+        # --compile-bytecode: as pip does, so that no command compiles the libraries it imports
+        # (where PYTHONDONTWRITEBYTECODE is set, every start would, half a second and more).
+        subprocess.run([str(venv / "bin" / "uv"), "pip", "install", "-q", "--compile-bytecode", "--python", str(python),
                         *uv_arguments(pip_settings(python)), "-r", str(requirements)], check=True)
     else:
         subprocess.run([str(python), "-m", "pip", "install", "-q", "-r", str(requirements)], check=True)
