@@ -3,7 +3,7 @@
 চালান:  python 03_accumulate.py
 
 একই loss তিনবার নতুন করে হিসাব করে backward, মাঝে মোছা নেই: b.grad প্রতিবার আগেরটির সঙ্গে
-যোগ হয়; .grad = None-এর পরে খাতা খালি। তারপর একই tensor দুই পথে: এক backward-এ hook চলে
+যোগ হয়; .grad = None-এর পরে .grad খালি। তারপর একই tensor দুই পথে: এক backward-এ hook চলে
 একবার, দুই পথের যোগফল নিয়ে; জমা হয় শুধু backward-এর ডাকগুলোর মাঝে।
 """
 

@@ -3,7 +3,7 @@
 চালান:  python 04_switches.py
 
 ডেলিভারি model-এর একই forward চারভাবে: সাধারণ, no_grad, inference_mode, আর প্রথম স্তর
-জমানো (requires_grad_(False))। প্রতিটিতে grad_fn, backward-এর জন্য রাখা byte, আর কয়টি
+স্থির করা (requires_grad_(False))। প্রতিটিতে grad_fn, backward-এর জন্য রাখা byte, আর কয়টি
 parameter gradient পেল। শেষে কপির তিন পথ: detach (একই memory), clone (খাতায় ওঠে),
 detach().clone() (আলাদা, খাতা ছাড়া), আর torch.tensor(t)-এর সতর্কবার্তা।
 """

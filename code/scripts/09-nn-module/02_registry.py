@@ -3,7 +3,7 @@
 চালান:  python 02_registry.py
 
 Tiny class-এ একটি submodule, একটি Parameter, একটি buffer, list-এ রাখা একটি Linear আর
-একটি সাধারণ tensor। কোনটি কোন খাতায় (_modules/_parameters/_buffers) উঠল,
+একটি সাধারণ tensor। কোনটি কোন নিবন্ধন-তালিকায় (_modules/_parameters/_buffers) উঠল,
 state_dict-এর key, double()-এর পরে কার dtype বদলাল, আর super().__init__() ভুলে গেলে কী error।
 শেষে persistent=False buffer: named_buffers()-এ আছে, state_dict-এ নেই।
 """

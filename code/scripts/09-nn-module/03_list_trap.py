@@ -3,8 +3,8 @@
 চালান:  python 03_list_trap.py
 
 একই ৩ → ১৬ → ৮ → ১ stack, স্তর রাখার পাত্র দুই রকম (``LayerStack``-এর ``holder``):
-Python-এর list হলে forward চলে, কিন্তু খাতা ফাঁকা আর optimizer জন্মাতেই আপত্তি তোলে;
-nn.ModuleList হলে একই স্তরগুলো খাতায় ওঠে।
+Python-এর list হলে forward চলে, কিন্তু নিবন্ধন-তালিকা ফাঁকা আর optimizer জন্মাতেই আপত্তি তোলে;
+nn.ModuleList হলে একই স্তরগুলো নিবন্ধন-তালিকায় ওঠে।
 """
 
 import _setup_path  # noqa: F401

@@ -2,7 +2,7 @@
 
 চালান:  python 09_exercises.py
 
-(১) Adam-এর memory, (২) ধাপ গোনা, (৩) gradient জমিয়ে বড় batch — আগে খাতায় করুন,
+(১) Adam-এর memory, (২) ধাপ গোনা, (৩) gradient জমিয়ে বড় batch — আগে কাগজে করুন,
 তারপর এই script চালিয়ে মেলান।
 """
 

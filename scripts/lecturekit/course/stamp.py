@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from lecturekit.execute.kernelenv import output_env
 from lecturekit.fsutil import write_atomic
+from lecturekit.read.glossary import glossary_path
 
 if TYPE_CHECKING:
     from lecturekit.project import Project
@@ -117,6 +118,8 @@ def course_inputs(project: Project, formats: Iterable[str]) -> str:
     root = project.root
     for name in ("_quarto.yml", "package-lock.json"):
         _file(h, root / name, root)
+    # The course glossary: every lecture's glossary section is drawn from it (read/glossary.py).
+    _file(h, glossary_path(project.lectures_dir), root)
     _tree(h, root / "_extensions", root)
     _tree(h, project.code_dir, root)
     _tree(h, KIT, KIT.parent)

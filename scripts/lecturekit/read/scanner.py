@@ -17,6 +17,8 @@ from lecturekit.fsutil import read_source
 from lecturekit.read.blocktypes import DIV_CLASSES, REQUIRED_PARENT
 from lecturekit.read.claims import CODE_SPAN, INLINE_EXPR, Claim, Inline, claim_expressions, inline_expressions
 from lecturekit.read.frontmatter import split_front_matter
+from lecturekit.read.glossary import Glossary, glossary_path
+from lecturekit.read.glossary import load as load_glossary
 from lecturekit.yamlio import key_lines, yaml_error_line, yaml_error_text
 
 # Cell options the renderer understands (Quarto spellings, and our own timeout and tolerance), and
@@ -34,6 +36,8 @@ DIV_OPEN = re.compile(r"^(?P<colons>:{3,})\s*(?P<attrs>\{[^}]*\}|[A-Za-z][\w-]*)
 DIV_CLOSE = re.compile(r"^:{3,}\s*$")
 INCLUDE = re.compile(r"^\{\{<\s*include\s+(?P<path>\S+)\s*>\}\}\s*$")
 SHORTCODE = re.compile(r"\{\{<")
+# `::: {.glossary terms="view stride"}`: the course glossary's entries the div lists (read/glossary.py).
+GLOSSARY_TERMS = re.compile(r'(?:^|\s)terms="(?P<keys>[^"]*)"')
 HEADING = re.compile(r"^(?P<hashes>#{1,6})\s+(?P<text>.*?)\s*$")
 HEADING_ID = re.compile(r"\{[^}]*#[\w:.-]+[^}]*\}\s*$")
 CLASS_TOKEN = re.compile(r"(?:^|\s)\.([\w-]+)")
@@ -111,6 +115,7 @@ class Scanner:
         self.heading = ""
         self.included = 0  # includes followed so far
         self.read_bytes = 0  # bytes of the sources read so far
+        self.glossary: Glossary | None = None  # read when a div first names its terms
 
     @staticmethod
     def _relative(named: str, path: Path, lineno: int) -> str:
@@ -190,6 +195,9 @@ class Scanner:
             opened = DIV_OPEN.match(line)
             if opened:
                 div = _Div(opened["colons"], lineno, self._check_div(opened["attrs"], path, lineno))
+                terms = GLOSSARY_TERMS.search(opened["attrs"])
+                if terms and "glossary" in div.classes:
+                    div.terms = terms["keys"].split()
                 _check_nesting(div, divs, closed, path)
                 divs.append(div)
             elif DIV_CLOSE.match(line):
@@ -198,6 +206,10 @@ class Scanner:
                 div = divs.pop()
                 div.closed_at, div.close_colons = lineno, line.strip()
                 closed.append(div)
+                if div.terms:
+                    # The entries go in as a run of their own, blamed on the glossary file's lines.
+                    flush()
+                    self.blocks.extend(self._glossary_blocks(div.terms, path, div.line))
             heading = HEADING.match(line)
             if heading:
                 if not HEADING_ID.search(heading["text"]):
@@ -211,6 +223,23 @@ class Scanner:
         if divs:
             raise LectureError("fenced div ':::' opened here is never closed", path, divs[-1].line)
         flush()
+
+    def _glossary_blocks(self, keys: list[str], path: Path, lineno: int) -> list[Markdown]:
+        """The course glossary's entries for `keys`, a prose run each at its line in the glossary
+        file (a refusal of read/markup.py names that line). Data: nothing in it runs."""
+        if self.glossary is None:
+            self.glossary = load_glossary(glossary_path(self.project_root / "lectures"), path, lineno)
+        blocks = []
+        for entry in self.glossary.chosen(keys, path, lineno):
+            try:
+                block = markdown_block(entry.markdown, self.glossary.path, entry.line)
+            except ValueError:  # a malformed claim
+                block = Markdown(entry.markdown, self.glossary.path, entry.line, claims=[Claim("", "", 0)])
+            if block.inline or block.claims or INLINE_EXPR.search(entry.markdown):
+                raise LectureError(f"glossary entry '{entry.key}' holds an inline `{{python}}` expression or a "
+                                   "claim; the glossary is text", self.glossary.path, entry.line)
+            blocks.append(block)
+        return blocks
 
     def _bound_include(self, depth: int, path: Path, lineno: int) -> None:
         """Includes are bounded: nested at most MAX_INCLUDE_DEPTH deep, at most MAX_INCLUDES in all
@@ -308,6 +337,7 @@ class _Div:
     classes: list[str]
     closed_at: int | None = None
     close_colons: str = ""
+    terms: list[str] = field(default_factory=list)  # a .glossary div's concept keys
 
     def describe(self) -> str:
         return f"'{self.colons} {{.{' .'.join(self.classes)}}}' (line {self.line})" if self.classes else \
