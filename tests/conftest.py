@@ -18,7 +18,7 @@ if Path(lecturekit.__file__).resolve().parents[2] != ROOT:
                 "run scripts/setup", returncode=4)
 
 from budget import LEDGER  # noqa: E402
-from helpers import MiniProject, ProjectBuilder, ScriptRuns, run_render  # noqa: E402
+from helpers import MiniProject, ProjectBuilder, ScriptRunCache, ScriptRuns, run_render  # noqa: E402
 
 # A suite started with SIGINT ignored (nohup, a background job of a shell without job control)
 # would pass that on to every render it starts, and the Ctrl-C tests would find renders that cannot
@@ -120,6 +120,29 @@ def rendered(pytestconfig):
 
 
 @pytest.fixture(scope="session")
+def rendered_mini(tmp_path_factory):
+    """One throwaway project rendered once per run; each test gets its own copy (`copy`: cache and
+    products included)."""
+    from test_pipeline import GOOD
+    mini = MiniProject(tmp_path_factory.mktemp("rendered"))
+    mini.write(GOOD)
+    result = mini.render()
+    assert result.returncode == 0, result.stderr
+    return mini
+
+
+@pytest.fixture
+def copy(rendered_mini, tmp_path):
+    """A copy of `rendered_mini` of the test's own."""
+    import shutil
+    root = tmp_path / "project"
+    shutil.copytree(rendered_mini.root, root, symlinks=True)
+    mini = MiniProject.__new__(MiniProject)
+    mini.root, mini.lecture = root, root / "lectures" / "demo"
+    return mini
+
+
+@pytest.fixture(scope="session")
 def browser():
     from playwright.sync_api import sync_playwright
     with sync_playwright() as p:
@@ -132,12 +155,14 @@ def browser():
 @pytest.fixture(scope="session")
 def script_runs(request, tmp_path_factory):
     """Each student script (`helpers.STUDENT_SCRIPTS`) run once per session, for every test that
-    reads its run: `script_runs.of(path)`. Only the scripts some selected test needs are run."""
+    reads its run: `script_runs.of(path)`, and not at all when _build/script-runs/ holds its run
+    under the same key. Only the scripts some selected test needs are run."""
     def script_of(item):
         callspec = getattr(item, "callspec", None)
         return callspec.params.get("script") if callspec and "script_runs" in item.fixturenames else None
     selected = [script for script in map(script_of, request.session.items) if isinstance(script, Path)]
-    return ScriptRuns(selected, lambda script: tmp_path_factory.mktemp(f"run-{script.stem}"))
+    return ScriptRuns(selected, lambda script: tmp_path_factory.mktemp(f"run-{script.stem}"),
+                      ScriptRunCache(ROOT / "_build" / "script-runs", ROOT / "code"))
 
 
 @pytest.fixture(scope="session")
