@@ -143,6 +143,12 @@ def copy(rendered_mini, tmp_path):
 
 
 @pytest.fixture(scope="session")
+def rendered_lectures(pytestconfig) -> list[str]:
+    """The names of the lectures `rendered` renders: the `--lecture` ones, else every lecture."""
+    return selected_lectures(pytestconfig) or list(LEDGER.lectures)
+
+
+@pytest.fixture(scope="session")
 def browser():
     from playwright.sync_api import sync_playwright
     with sync_playwright() as p:

@@ -42,10 +42,11 @@ def same_quantity(a: list[str], b: list[str]) -> bool:
 
 
 @pytest.fixture(scope="module")
-def executed_lines(rendered):
-    """Every line the lectures' cells printed, by skeleton."""
+def executed_lines(rendered, rendered_lectures):
+    """Every line the lectures' cells printed, by skeleton (the lectures this run rendered: all of
+    them, or `scripts/test --lecture`'s own)."""
     by_skeleton: dict[str, list[str]] = {}
-    cells = [cell for lecture in LECTURES
+    cells = [cell for lecture in LECTURES if lecture.name in rendered_lectures
              for cell in json.loads(lecture.notebook.read_text(encoding="utf-8"))["cells"]]
     for cell in cells:
         for output in cell.get("outputs", []):
