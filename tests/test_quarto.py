@@ -7,8 +7,8 @@ tests are skipped with that reason. Quarto renders throwaway projects, never the
   pre-render), on test_quarto_draft's lecture with every construct of the real lectures (that test
   fails naming a construct a real lecture adds): what the Quarto path can get wrong is how a
   construct reaches Quarto and our filters, proved once here rather than on every real lecture,
-  whose own products the per-lecture tests (test_slides, test_handout …) check. The deck's slides match ours one to one (ids, titles, notes, quiz options, figures and captions,
-  callouts, answers) and, slide by slide with every step shown, in content (visible text, figures'
+  whose own products the per-lecture tests (test_slides, test_handout …) check. The deck's slides
+  match ours one to one (ids, titles, notes, quiz options, figures and captions, callouts, answers) and, slide by slide with every step shown, in content (visible text, figures'
   alt text, code and output blocks: an error as its last line) and layout (nothing past the slide,
   measured as the layout audit measures ours); the deck passes the audit's contrast check and has
   no copy buttons and no MathJax; the steppers highlight the same lines with the same explanation at every step,
