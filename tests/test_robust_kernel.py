@@ -8,7 +8,7 @@ import pytest
 
 from helpers import RENDER, start_render
 
-from test_bad_input import products  # noqa: F401
+from test_bad_input import products
 from test_pipeline import GOOD, line_of
 
 

@@ -116,9 +116,10 @@ def test_a_script_runs_again_exactly_when_what_it_depends_on_changes(tmp_path, c
     first = session()
     assert first.returncode == 0 and "price 3.012" in first.stdout, first.stderr
     assert session().stdout == first.stdout  # kept: not run again
-    package.write_text("PRICE = 3.013\n", encoding="utf-8")
+    # Another length too: Python would take a same-sized edit within the second for its cached bytecode.
+    package.write_text("PRICE = 3.0131\n", encoding="utf-8")
     edited = session()
-    assert "price 3.013" in edited.stdout and edited.stdout != first.stdout  # code/ changed: run again
+    assert "price 3.0131" in edited.stdout and edited.stdout != first.stdout  # code/ changed: run again
     assert session().stdout == edited.stdout
     script.write_text(script.read_text(encoding="utf-8") + "print('more')\n", encoding="utf-8")
     again = session()
@@ -129,9 +130,9 @@ def test_a_script_runs_again_exactly_when_what_it_depends_on_changes(tmp_path, c
     assert cache.key(script) != key  # another interpreter's packages (an upgrade): another key
     # A damaged entry (its output edited in place) runs again, with a warning naming it.
     entry = ScriptRunCache(store, code)._path(script, key)
-    entry.write_text(entry.read_text(encoding="utf-8").replace("3.013", "3.014"), encoding="utf-8")
+    entry.write_text(entry.read_text(encoding="utf-8").replace("3.0131", "3.0141"), encoding="utf-8")
     repaired = session()
-    assert "price 3.013" in repaired.stdout and repaired.stdout != again.stdout
+    assert "price 3.0131" in repaired.stdout and repaired.stdout != again.stdout
     assert f"{entry}: discarded a damaged script run" in capsys.readouterr().err
     # A kept run is checked like a fresh one: numbers rounded otherwise than the lecture's fail.
     kept = session()
