@@ -18,13 +18,58 @@ if Path(lecturekit.__file__).resolve().parents[2] != ROOT:
                 "run scripts/setup", returncode=4)
 
 from budget import LEDGER  # noqa: E402
-from helpers import MiniProject, ProjectBuilder, ScriptRuns, run_render  # noqa: E402
+from helpers import MiniProject, ProjectBuilder, ScriptRunCache, ScriptRuns, run_render  # noqa: E402
 
 # A suite started with SIGINT ignored (nohup, a background job of a shell without job control)
 # would pass that on to every render it starts, and the Ctrl-C tests would find renders that cannot
 # be stopped: the renders start as from a terminal.
 if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+# ---- scopes: each test is fixed or one lecture's, by the rule tests/budget.py charges by -----------
+
+def pytest_addoption(parser):
+    group = parser.getgroup("scopes", "the suite's scopes (docs/testing.md)")
+    group.addoption("--lecture", action="append", default=[], metavar="NAME",
+                    help="run only this lecture's tests, rendering only it (repeatable)")
+    group.addoption("--fixed", action="store_true", help="run only the fixed tests (the kit's)")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "lecture(name): a test of one lecture's products (its scope)")
+    config.addinivalue_line("markers", "fixed: a test of the kit, run once whatever the lectures")
+    unknown = sorted(set(config.getoption("lecture")) - set(LEDGER.lectures))
+    if unknown:
+        raise pytest.UsageError(f"--lecture {', '.join(unknown)}: no such lecture under lectures/ "
+                                f"(there are {', '.join(sorted(LEDGER.lectures))})")
+
+
+def scope_of(item) -> str | None:
+    """The lecture a test belongs to, or None when it is fixed (its `lecture`/`fixed` marker)."""
+    marker = item.get_closest_marker("lecture")
+    return marker.args[0] if marker else None
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        lecture = LEDGER.lecture_of(item)
+        item.add_marker(pytest.mark.lecture(lecture) if lecture else pytest.mark.fixed)
+    lectures, fixed = set(config.getoption("lecture")), config.getoption("fixed")
+    if not (lectures or fixed):
+        return
+    keep = [item for item in items if (scope := scope_of(item)) in lectures or (fixed and scope is None)]
+    if len(keep) < len(items):
+        kept = set(keep)
+        config.hook.pytest_deselected(items=[item for item in items if item not in kept])
+        items[:] = keep
+
+
+def selected_lectures(config) -> list[str]:
+    """The lectures this run renders: the `--lecture` ones alone, else all (`--fixed` or the whole
+    suite: the fixed tests read the whole course, its page and every lecture's products)."""
+    lectures = config.getoption("lecture")
+    return [] if config.getoption("fixed") or not lectures else sorted(lectures)
+
 
 # ---- the time budget: every test's CPU cost, summed per lecture at the end (tests/budget.py) -----
 
@@ -66,9 +111,10 @@ def project_builder(tmp_path):
 
 
 @pytest.fixture(scope="session")
-def rendered():
-    """The real lecture(s), rendered once per test session (from the cache when it is valid)."""
-    result = run_render(ROOT, "--quiet")
+def rendered(pytestconfig):
+    """The real lecture(s), rendered once per test session (from the cache when it is valid); with
+    `--lecture NAME` only that lecture."""
+    result = run_render(ROOT, "--quiet", *selected_lectures(pytestconfig))
     assert result.returncode == 0, result.stderr
     return ROOT / "_output"
 
@@ -92,6 +138,35 @@ class PolicyAside:
 
 
 @pytest.fixture(scope="session")
+def rendered_mini(tmp_path_factory):
+    """One throwaway project rendered once per run; each test gets its own copy (`copy`: cache and
+    products included)."""
+    from test_pipeline import GOOD
+    mini = MiniProject(tmp_path_factory.mktemp("rendered"))
+    mini.write(GOOD)
+    result = mini.render()
+    assert result.returncode == 0, result.stderr
+    return mini
+
+
+@pytest.fixture
+def copy(rendered_mini, tmp_path):
+    """A copy of `rendered_mini` of the test's own."""
+    import shutil
+    root = tmp_path / "project"
+    shutil.copytree(rendered_mini.root, root, symlinks=True)
+    mini = MiniProject.__new__(MiniProject)
+    mini.root, mini.lecture = root, root / "lectures" / "demo"
+    return mini
+
+
+@pytest.fixture(scope="session")
+def rendered_lectures(pytestconfig) -> list[str]:
+    """The names of the lectures `rendered` renders: the `--lecture` ones, else every lecture."""
+    return selected_lectures(pytestconfig) or list(LEDGER.lectures)
+
+
+@pytest.fixture(scope="session")
 def browser():
     from playwright.sync_api import sync_playwright
     with sync_playwright() as p:
@@ -104,12 +179,14 @@ def browser():
 @pytest.fixture(scope="session")
 def script_runs(request, tmp_path_factory):
     """Each student script (`helpers.STUDENT_SCRIPTS`) run once per session, for every test that
-    reads its run: `script_runs.of(path)`. Only the scripts some selected test needs are run."""
+    reads its run: `script_runs.of(path)`, and not at all when _build/script-runs/ holds its run
+    under the same key. Only the scripts some selected test needs are run."""
     def script_of(item):
         callspec = getattr(item, "callspec", None)
         return callspec.params.get("script") if callspec and "script_runs" in item.fixturenames else None
     selected = [script for script in map(script_of, request.session.items) if isinstance(script, Path)]
-    return ScriptRuns(selected, lambda script: tmp_path_factory.mktemp(f"run-{script.stem}"))
+    return ScriptRuns(selected, lambda script: tmp_path_factory.mktemp(f"run-{script.stem}"),
+                      ScriptRunCache(ROOT / "_build" / "script-runs", ROOT / "code"))
 
 
 @pytest.fixture(scope="session")

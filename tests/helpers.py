@@ -1,6 +1,8 @@
 """What the tests share besides fixtures: the real project and its lectures, the kit's commands, a
 small throwaway project (`MiniProject`), the PDF's text, the student scripts' runs. `from helpers
 import …` (conftest.py holds the fixtures only)."""
+import hashlib
+import json
 import os
 import re
 import subprocess
@@ -213,35 +215,113 @@ class ScriptRun:
     left: list  # files the script left in the folder it ran from
 
 
+def student_env() -> dict:
+    """A student's shell: only the system's PATH, and a home."""
+    return {"PATH": "/usr/bin:/bin", "HOME": os.environ.get("HOME", str(ROOT))}
+
+
 def run_student_script(script: Path, cwd: Path, *args: str) -> ScriptRun:
     """The script as a student runs it: `python path/to/NN_name.py`, from an empty folder, with nothing
     on PYTHONPATH and only the system's PATH (the script's own `_setup_path` finds the course
     package). No hash seed, thread count or backend is set: a student's shell sets none."""
-    env = {"PATH": "/usr/bin:/bin", "HOME": os.environ.get("HOME", str(ROOT))}
-    done = subprocess.run([PYTHON, str(script), *args], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=300)
+    done = subprocess.run([PYTHON, str(script), *args], cwd=cwd, env=student_env(), capture_output=True,
+                          text=True, timeout=300)
     left = sorted(str(p.relative_to(cwd)) for p in cwd.rglob("*"))
     return ScriptRun(script, done.returncode, done.stdout, done.stderr, left)
+
+
+def installed_distributions(python: str = PYTHON) -> list:
+    """name==version of every distribution the interpreter has (its site-packages): what a script can
+    import besides code/."""
+    probe = ("import importlib.metadata as m, json; print(json.dumps(sorted({(d.metadata['Name'] or '', "
+             "d.version) for d in m.distributions()})))")
+    out = subprocess.run([python, "-c", probe], capture_output=True, text=True, check=True, env=student_env())
+    return json.loads(out.stdout)
+
+
+class ScriptRunCache:
+    """Student-script runs kept under _build/script-runs/ (beside the execution cache), keyed like an
+    execution by everything that can change what the script prints: the script and every file of
+    code/ (the packages it imports, its `_setup_path`), the interpreter's version and every installed
+    distribution, the CPU (execute/cache.py's `machine`) and the environment and arguments it runs
+    with. A prose edit or a kit change leaves the key as it is; any of these changes it and the
+    script runs again. An entry whose digest does not match what it holds is run again."""
+
+    FORMAT = 1
+    KEEP = 2  # entries per script
+
+    def __init__(self, folder: Path, code_dir: Path):
+        self.folder, self.code_dir = Path(folder), Path(code_dir)
+
+    @cached_property
+    def _inputs(self) -> dict:
+        from lecturekit.execute import cache
+        return {"format": self.FORMAT, "python": sys.version, "distributions": installed_distributions(),
+                "machine": cache.machine(), "env": student_env(), "code": cache.file_digests(self.code_dir)}
+
+    def key(self, script: Path, args: tuple = ()) -> str:
+        inputs = {**self._inputs, "script": script.relative_to(self.code_dir).as_posix(), "args": list(args)}
+        return hashlib.sha256(json.dumps(inputs, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+    def _path(self, script: Path, key: str) -> Path:
+        return self.folder / script.parent.name / f"{script.stem}-{key[:32]}.json"
+
+    @staticmethod
+    def _digest(record: dict) -> str:
+        return hashlib.sha256(json.dumps(record, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+    def load(self, script: Path, args: tuple = ()) -> ScriptRun | None:
+        path = self._path(script, self.key(script, args))
+        try:
+            stored = json.loads(path.read_text(encoding="utf-8"))
+            record = stored["record"]
+            if stored["sha256"] != self._digest(record):
+                raise ValueError("what it holds does not match its digest")
+            return ScriptRun(script, int(record["returncode"]), str(record["stdout"]), str(record["stderr"]),
+                             [str(name) for name in record["left"]])
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, KeyError, TypeError) as err:
+            print(f"warning: {path}: discarded a damaged script run ({err}); it runs again", file=sys.stderr)
+            return None
+
+    def store(self, run: ScriptRun, args: tuple = ()) -> None:
+        from lecturekit.fsutil import write_atomic
+        record = {"returncode": run.returncode, "stdout": run.stdout, "stderr": run.stderr, "left": run.left}
+        path = self._path(run.script, self.key(run.script, args))
+        write_atomic(path, json.dumps({"sha256": self._digest(record), "record": record},
+                                      ensure_ascii=False).encode("utf-8"))
+        older = sorted(path.parent.glob(f"{run.script.stem}-*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in older[self.KEEP:]:
+            old.unlink(missing_ok=True)
 
 
 class ScriptRuns:
     """Each student script run once per test session, its output shared by every test that reads it
     (test_bazarghar: it runs and leaves nothing behind; test_scripts: its lines agree with the
-    lecture's; a lecture's own test: it prints what the handout shows). The first test that needs a
-    script runs every selected script of that lecture, two at a time."""
+    lecture's; a lecture's own test: it prints what the handout shows), and kept across sessions in
+    a ScriptRunCache: a session where nothing it depends on changed runs it not at all. The first
+    test that needs a script runs every selected script of that lecture not in the cache, two at a time."""
 
-    def __init__(self, selected, folder_for):
+    def __init__(self, selected, folder_for, cache: ScriptRunCache | None = None):
         self.selected = sorted(set(selected))
         self.folder_for = folder_for  # script -> an empty folder to run it from
+        self.cache = cache
         self.runs: dict = {}
 
     def of(self, script: Path) -> ScriptRun:
         if script not in self.runs:
             batch = [s for s in self.selected if s.parent == script.parent and s not in self.runs]
             batch = batch if script in batch else [script, *batch]
+            if self.cache is not None:
+                for cached in filter(None, map(self.cache.load, batch)):
+                    self.runs[cached.script] = cached
+                batch = [s for s in batch if s not in self.runs]
             with ThreadPoolExecutor(max_workers=2) as pool:
                 for run in pool.map(lambda s: run_student_script(s, self.folder_for(s)), batch):
                     self.runs[run.script] = run
+                    if self.cache is not None and run.returncode == 0:  # a failure is never kept
+                        self.cache.store(run)
         return self.runs[script]
 
 

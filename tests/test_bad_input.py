@@ -17,25 +17,6 @@ from helpers import FRONT, RENDER, MiniProject, processes_under, start_render, s
 from test_pipeline import GOOD, line_of
 
 
-@pytest.fixture(scope="module")
-def rendered_mini(tmp_path_factory):
-    """One throwaway project rendered once; each test gets its own copy (cache and products included)."""
-    mini = MiniProject(tmp_path_factory.mktemp("rendered"))
-    mini.write(GOOD)
-    result = mini.render()
-    assert result.returncode == 0, result.stderr
-    return mini
-
-
-@pytest.fixture
-def copy(rendered_mini, tmp_path):
-    root = tmp_path / "project"
-    shutil.copytree(rendered_mini.root, root, symlinks=True)
-    mini = MiniProject.__new__(MiniProject)
-    mini.root, mini.lecture = root, root / "lectures" / "demo"
-    return mini
-
-
 def assert_named(result, path, line, *expected):
     """One message naming path:line (±0), exit 1, no Python traceback."""
     message = result.stderr

@@ -820,16 +820,21 @@ _EXECUTE = ("import sys; from pathlib import Path; from lecturekit.project impor
 
 
 @pytest.fixture(scope="module")
-def setting_executions():
-    """Every execution the kernel-setting tests below check, run first in processes of their own
-    with the setting in their environment, one lecture beside the other (a lecture's executions
-    take turns: one lecture, one lock), and cached under the setting's own key. Each test then
+def setting_executions(request):
+    """Every execution the selected kernel-setting tests below check, run first in processes of their
+    own with the setting in their environment, one lecture beside the other (a lecture's executions
+    take turns: one lecture, one lock), and cached under the setting's own key (the execution key
+    holds the setting: a run where nothing changed reads them from the cache). Each test then
     checks its setting's execution, whose record says what it ran under. Each execution's CPU is
     counted as its lecture's in the cost summary."""
     from concurrent.futures import ThreadPoolExecutor
-    runs = {lecture: list(lecture_settings(lecture).values()) for lecture in LECTURES}
-    if REFERENCE in runs:
-        runs[REFERENCE].append(_avx2_setting())
+    runs: dict = {}
+    for item in request.session.items:
+        if "setting_executions" in item.fixturenames:
+            params = item.callspec.params if hasattr(item, "callspec") else {}
+            lecture = params.get("lecture", REFERENCE)
+            setting = lecture_settings(lecture)[params["setting"]] if "setting" in params else _avx2_setting()
+            runs.setdefault(lecture, []).append(setting)
 
     def lane(lecture):
         for setting in runs[lecture]:

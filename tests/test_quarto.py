@@ -1,12 +1,14 @@
 """`quarto render` (the real Quarto CLI) gives the same deck and handout as scripts/render.
 
 Quarto is found in $QUARTO or on PATH (CI: .ci/run exports the kit beside the clone); without one the
-tests are skipped with that reason. Quarto renders a throwaway copy of the project, never the
-working tree, so its products do not replace the ones the other tests read.
+tests are skipped with that reason. Quarto renders throwaway projects, never the working tree.
 
-- From the executed notebooks (`quarto render` at the project root, our execute step as pre-render):
-  the deck's slides match ours one to one (ids, titles, notes, quiz options, figures and captions,
-  callouts, answers) and, slide by slide with every step shown, in content (visible text, figures'
+- From the executed notebooks (`quarto render` at the root of a small project, our execute step as
+  pre-render), on test_quarto_draft's lecture with every construct of the real lectures (that test
+  fails naming a construct a real lecture adds): what the Quarto path can get wrong is how a
+  construct reaches Quarto and our filters, proved once here rather than on every real lecture,
+  whose own products the per-lecture tests (test_slides, test_handout …) check. The deck's slides
+  match ours one to one (ids, titles, notes, quiz options, figures and captions, callouts, answers) and, slide by slide with every step shown, in content (visible text, figures'
   alt text, code and output blocks: an error as its last line) and layout (nothing past the slide,
   measured as the layout audit measures ours); the deck passes the audit's contrast check and has
   no copy buttons and no MathJax; the steppers highlight the same lines with the same explanation at every step,
@@ -33,15 +35,13 @@ from pathlib import Path
 
 import pytest
 
-from helpers import LECTURES
+from helpers import copy_project, run_render
 from quarto_products import deck_profile, handout_profile, slide_contents
 from test_deck_audit import AUDIT
 from test_slides import STEP_REPORT
 
 ROOT = Path(__file__).resolve().parents[1]
-COPIED = ["_quarto.yml", "_extensions", "code", "lectures", "scripts", "pyproject.toml", "package.json",
-          "package-lock.json"]
-LINKED = [".venv", "node_modules"]
+CONSTRUCTS = "03-draft"  # test_quarto_draft.NAME: the lecture of every construct
 # What Quarto prints when something is wrong: "WARN:", "WARNING:", "ERROR:" (its log levels) and
 # pandoc's "[WARNING]". The kernel's own start-up notice ("[IPKernelApp] WARNING | Kernel is running
 # over TCP without encryption", ipykernel 7) is not Quarto's and says nothing about our sources.
@@ -60,22 +60,6 @@ pytestmark = pytest.mark.skipif(QUARTO is None, reason="no Quarto CLI: set $QUAR
                                                        "(.ci/run uses ../shared/quarto/bin/quarto)")
 
 
-def project_copy(folder: Path) -> Path:
-    """The project's sources, settings and scripts, with the venv and npm packages linked and the
-    execution cache copied (so Quarto's pre-render starts no kernel when ours is current)."""
-    for name in COPIED:
-        source = ROOT / name
-        if source.is_dir():
-            shutil.copytree(source, folder / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-        else:
-            shutil.copy(source, folder / name)
-    for name in LINKED:
-        (folder / name).symlink_to(ROOT / name)
-    if (ROOT / "_build" / "cache").exists():
-        shutil.copytree(ROOT / "_build" / "cache", folder / "_build" / "cache")
-    return folder
-
-
 def quarto(project: Path, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "QUARTO_PYTHON": str(ROOT / ".venv" / "bin" / "python")}
     return subprocess.run([QUARTO, "render", *args], cwd=project, env=env, capture_output=True, text=True,
@@ -87,9 +71,32 @@ def warnings_in(log: str) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def from_notebooks(rendered, tmp_path_factory):
-    """`quarto render` at the root of a copy of the project."""
-    project = project_copy(tmp_path_factory.mktemp("quarto-project"))
+def constructs(tmp_path_factory):
+    """test_quarto_draft's project: a lecture with every construct of the real lectures (that test
+    fails naming a construct a real lecture adds) and a second small one, rendered by scripts/render:
+    (the project, its _output/). What the Quarto path can get wrong is how a construct reaches
+    Quarto and our filters, so the comparison runs on it once, not on every real lecture."""
+    from test_quarto_draft import construct_project
+    project = construct_project(tmp_path_factory.mktemp("constructs") / "project")
+    ours = run_render(project, "--quiet")
+    assert ours.returncode == 0, ours.stderr[-3000:]
+    return project, project / "_output"
+
+
+@pytest.fixture(scope="module")
+def rendered(constructs):
+    """Our products of the construct project: the reference every comparison below is made with."""
+    return constructs[1]
+
+
+@pytest.fixture(scope="module")
+def from_notebooks(constructs, tmp_path_factory):
+    """`quarto render` at the root of a copy of the construct project: its sources and execution
+    cache (so Quarto's pre-render starts no kernel), not its products."""
+    source, _ours = constructs
+    project = tmp_path_factory.mktemp("quarto-project") / "project"
+    copy_project(source, project, built=False)
+    shutil.copytree(source / "_build" / "cache", project / "_build" / "cache")
     run = quarto(project)
     log = run.stdout + run.stderr
     (ROOT / "tests" / "artifacts").mkdir(parents=True, exist_ok=True)
@@ -98,9 +105,9 @@ def from_notebooks(rendered, tmp_path_factory):
     return project, log
 
 
-@pytest.fixture(scope="module", params=[str(lecture) for lecture in LECTURES])
+@pytest.fixture(scope="module", params=[CONSTRUCTS])
 def lecture(request) -> str:
-    """Every lecture of the project: one `quarto render` makes them all, each is compared."""
+    """The lecture of every construct: one `quarto render` makes the project, it is compared."""
     return request.param
 
 
@@ -124,8 +131,8 @@ def test_every_slide_shows_the_same_content_and_fits(browser, rendered, from_not
     mine = slide_contents(browser, rendered / lecture / "slides.html", STEP_REPORT)
     other = slide_contents(browser, project / "_output" / lecture / "slides.html", STEP_REPORT)
     assert [s["id"] for s in other] == [s["id"] for s in mine]
-    # Ours is the reference: it fits, and every figure is described.
-    assert not [s["id"] for s in mine if s["past_the_slide"]]
+    # Ours is the reference (that each real lecture's slides fit is test_slides.py's proof), and
+    # every figure is described; what lies past the frame is compared below with the rest.
     alts = [alt for s in mine for alt in s["alts"]]
     assert alts and all(alts), alts
     different = [(a["id"], key, a[key], b[key]) for a, b in zip(mine, other) for key in a if a[key] != b[key]]
@@ -195,7 +202,7 @@ def test_slides_match_one_to_one(ours, theirs):
     different = [(a, b) for a, b in zip(mine, other) if a != b]
     assert not different, "\n".join(f"ours:   {a}\nQuarto: {b}" for a, b in different[:5])
     # The things the lecture is made of are really there (a profile of two empty decks would match).
-    assert deck.total("notes") > 20 and deck.total("quiz_options") >= 3 and deck.total("step_notes") >= 3
+    assert deck.total("notes") > 10 and deck.total("quiz_options") >= 3 and deck.total("step_notes") >= 3
     assert any(re.match(r"ছবি [০-৯]+\.১ — ", f) for s in deck.slides for f in s["figures"])
 
 
@@ -277,7 +284,7 @@ def test_handout_matches(ours, theirs):
     assert mine.alts and all(mine.alts)
     assert other.alts == mine.alts
     assert other.headings == mine.headings
-    assert len(mine.headings) > 30
+    assert len(mine.headings) > 15
     assert other.pages == mine.pages
     # Page by page the same text (pdftotext ends each page with a form feed): the same page breaks.
     by_page = lambda text: [re.sub(r"\s", "", page) for page in text.split("\f")]  # noqa: E731

@@ -475,14 +475,15 @@ def digests(folder: Path) -> dict:
             for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-@pytest.fixture(scope="module")
-def draft(tmp_path_factory):
-    """The lecture rendered by scripts/render, then `quarto render` of its source in the same
-    project: (project, Quarto's run, the checked products' digests before Quarto ran)."""
-    builder = ProjectBuilder(tmp_path_factory.mktemp("quarto-draft") / "project", ROOT)
+def construct_project(folder: Path) -> Path:
+    """A project with the lecture of every construct (NAME) and a second small lecture, the course
+    code (with a student script for NAME: a code zip), the scripts Quarto's pre- and post-render run
+    and the project's venv; nothing rendered. test_quarto.py compares Quarto's products of it with ours."""
+    builder = ProjectBuilder(folder, ROOT)
     builder.copy_code()
     builder.add_lecture(NAME, INDEX, front=FRONT,
                         sections={name: textwrap.dedent(text).lstrip("\n") for name, text in SECTIONS.items()})
+    builder.add_scripts(NAME, {"01_count.py": "import torch\nprint(sum(p.numel() for p in torch.nn.Linear(3, 2).parameters()))\n"})
     # A second lecture: a course has several, and Quarto treats a render of a project's only source
     # as a render of the whole project.
     builder.add_lecture("04-next", "# পরের পর্ব {#sec-next}\n\n## এক {#sec-next-one}\n\nএকটি বাক্য।\n",
@@ -492,7 +493,14 @@ def draft(tmp_path_factory):
     for name in ("pyproject.toml", "package.json"):
         shutil.copy(ROOT / name, builder.root / name)
     (builder.root / ".venv").symlink_to(ROOT / ".venv")
-    project = builder.root
+    return builder.root
+
+
+@pytest.fixture(scope="module")
+def draft(tmp_path_factory):
+    """The lecture rendered by scripts/render, then `quarto render` of its source in the same
+    project: (project, Quarto's run, the checked products' digests before Quarto ran)."""
+    project = construct_project(tmp_path_factory.mktemp("quarto-draft") / "project")
     ours = run_render(project, "--quiet", NAME)
     assert ours.returncode == 0, ours.stderr[-3000:]
     checked = digests(project / "_output" / NAME)

@@ -8,7 +8,7 @@ import pytest
 
 from helpers import RENDER, start_render
 
-from test_bad_input import copy, products, rendered_mini  # noqa: F401  (fixtures)
+from test_bad_input import products
 from test_pipeline import GOOD, line_of
 
 

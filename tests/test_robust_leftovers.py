@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from helpers import RENDER, processes_under, start_slow_handout
-from test_bad_input import copy, products, rendered_mini  # noqa: F401
+from test_bad_input import products
 from test_pipeline import GOOD
 
 

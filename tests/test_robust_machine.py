@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from lecturekit import fsutil
-from test_bad_input import copy, products, rendered_mini  # noqa: F401  (fixtures)
+from test_bad_input import products
 from test_pipeline import GOOD
 
 

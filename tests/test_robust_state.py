@@ -4,7 +4,6 @@ import json
 
 import pytest
 
-from test_bad_input import copy, rendered_mini  # noqa: F401  (fixtures)
 
 
 def cache_entry(mini):

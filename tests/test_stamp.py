@@ -16,7 +16,6 @@ import sys
 
 import pytest
 
-from test_bad_input import copy, rendered_mini  # noqa: F401  (fixtures)
 
 
 def edit(path, text="\n# edited\n"):
