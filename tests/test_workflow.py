@@ -439,12 +439,19 @@ RENDER_STEP = {"lecture": "Execute and check it",
                "site": "Write every product from the executions, and the course page"}
 
 
+def shards():
+    """A `tests` job per lecture of the plan (its shard of the suite; the generated course has no
+    tests/, so its step is skipped there) and the one `suite` job."""
+    return {f"tests/{name}": "success" for name in NAMES}
+
+
 def test_a_pull_request_plans_executes_checks_and_writes_the_site(course_runs):
     """plan → one lecture job per lecture (the matrix) → check and site: what each job hands on."""
     run = course_runs["pull request"]
     assert run.returncode == 0, run.text[-6000:]
     lectures = {f"lecture/{name}": "success" for name in NAMES}
-    assert run.results() == {"plan": "success", **lectures, "check": "success", "site": "success"}  # no deploy
+    assert run.results() == {"plan": "success", **lectures, **shards(), "suite": "success", "check": "success",
+                             "site": "success"}  # no deploy
     outputs = run.outputs()
     plan = json.loads(outputs["plan"][("plan", "plan")])
     assert plan["count"] == 3 and planned_names(plan) == NAMES  # nothing cached yet: every lecture
@@ -479,7 +486,8 @@ def test_main_restores_the_executions_saves_the_course_and_deploys(course_runs):
     run = course_runs["main"]
     assert run.returncode == 0, run.text[-6000:]
     lectures = {f"lecture/{name}": "success" for name in NAMES}
-    assert run.results() == {"plan": "success", **lectures, "site": "success", "deploy": "success"}  # no check
+    assert run.results() == {"plan": "success", **lectures, **shards(), "suite": "success", "site": "success",
+                             "deploy": "success"}  # no check
     outputs = run.outputs()
     for name in NAMES:  # the pull request's executions, restored by their keys: no kernel starts
         assert outputs[f"lecture/{name}"][("restore", "cache-hit")] == "true"
@@ -499,7 +507,8 @@ def test_a_prose_edit_executes_nothing_and_writes_its_lecture(course_runs):
     the executions from that cache; the site writes every product from them, executing nothing."""
     run = course_runs["prose edit"]
     assert run.returncode == 0, run.text[-6000:]
-    assert run.results() == {"plan": "success", "check": "success", "site": "success"}
+    # Every lecture's shard of the suite runs (a prose edit can break a slide), though none executes.
+    assert run.results() == {"plan": "success", **shards(), "suite": "success", "check": "success", "site": "success"}
     assert json.loads(run.outputs()["plan"][("plan", "plan")])["count"] == 0
     for name in NAMES:
         assert re.search(rf"\| `{name}` \| 2 of 2 \| 1 of 1 \| 0 of 0 \| as recorded \|", run.summary("check"))
