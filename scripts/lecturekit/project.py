@@ -45,8 +45,9 @@ def check_lecture_name(folder: Path | str) -> None:
 
 
 # Files written aside by a process (`.<name>.<pid>[.<thread>][.old].tmp`): renamed into place or
-# removed by it, unless it was killed.
-ASIDE = re.compile(r"^\..+\.(?P<pid>\d+)(?:\.\d+)?(?:\.old)?\.tmp$")
+# removed by it, unless it was killed. The name is matched shortest: `.fig.svg.<pid>.<thread>.tmp` has
+# its pid first (greedy, the thread would be taken for it, and a live one spares a dead render's file).
+ASIDE = re.compile(r"^\..+?\.(?P<pid>\d+)(?:\.\d+)?(?:\.old)?\.tmp$")
 RUN_DIR = re.compile(r"^lecturekit-(?P<pid>\d+)-")
 
 
