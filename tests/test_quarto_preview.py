@@ -9,6 +9,7 @@ import contextlib
 import html
 import os
 import re
+import shutil
 import signal
 import subprocess
 import time
@@ -19,9 +20,31 @@ import pytest
 import yaml
 
 from helpers import ROOT, run_render
-from test_quarto import QUARTO, free_port, project_copy, quarto, small_quarto_project
+from test_quarto import QUARTO, free_port, quarto, small_quarto_project
 
 pytestmark = pytest.mark.skipif(QUARTO is None, reason="no Quarto CLI: set $QUARTO or put quarto on PATH")
+
+COPIED = ["_quarto.yml", "_extensions", "code", "lectures", "scripts", "tests/expected", "pyproject.toml",
+          "requirements.lock", "package.json", "package-lock.json"]
+LINKED = [".venv", "node_modules"]
+
+
+def project_copy(folder: Path) -> Path:
+    """The project's sources, settings and scripts, with the venv and npm packages linked and the
+    execution cache copied (so Quarto's pre-render starts no kernel when ours is current)."""
+    for name in COPIED:
+        source, target = ROOT / name, folder / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir():
+            shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        else:
+            shutil.copy(source, target)
+    for name in LINKED:
+        (folder / name).symlink_to(ROOT / name)
+    if (ROOT / "_build" / "cache").exists():
+        shutil.copytree(ROOT / "_build" / "cache", folder / "_build" / "cache")
+    return folder
+
 
 LECTURE_NAMES = [p.parent.name for p in sorted((ROOT / "lectures").glob("*/index.qmd"))]
 
