@@ -456,7 +456,7 @@ def plot_scale(r: dict):
     _layer_axes(axes[1], "gradient-এর norm")
     axes[0].set_title("forward")
     axes[1].set_title("backward")
-    axes[1].legend(loc="best")
+    axes[0].legend(loc="upper left")          # বাঁয়ের ওপরের কোণ ফাঁকা: রেখাগুলো সেখানে যায় না
     return fig
 
 
