@@ -1,6 +1,6 @@
 """পর্ব ১৪-এর পরীক্ষা: weight-এর শুরুর মান (initialization) আর normalization।
 
-গভীর স্তূপের পরীক্ষাগুলো float64-এ চলে: ৩০ স্তরে মান ১০^২০ ছাড়ায় বা ১০^-১৫-এর নিচে নামে,
+গভীর জালের পরীক্ষাগুলো float64-এ চলে: ৩০ স্তরে মান ১০^২০ ছাড়ায় বা ১০^-১৫-এর নিচে নামে,
 যা float32-এ উপচে পড়ত বা শূন্য হয়ে যেত, আর float64-এ CPU-ভেদে যোগের ক্রমের তফাত ছাপা
 তিন অঙ্কে পৌঁছায় না। ডেলিভারি ডেটার training float32-এ, পর্ব ১০-এর loop দিয়েই।
 ছাপা আর আঁকা প্রতিটি সংখ্যা তিন significant অঙ্কে গোল।
@@ -26,7 +26,7 @@ __all__ = [
     "plot_forgive",
 ]
 
-#: গভীর স্তূপ: ৩০টি Linear, প্রতিটি ৬৪ চওড়া; ৫১২টি input সারি
+#: গভীর জাল: ৩০টি Linear, প্রতিটি ৬৪ চওড়া; ৫১২টি input সারি
 DEPTH, WIDTH, BATCH = 30, 64, 512
 
 
@@ -89,7 +89,7 @@ def probe(model: nn.Sequential, seed: int = 1) -> dict:
 
 
 def scale_demo() -> dict:
-    """অংশ ১: ReLU স্তূপ, তিন রকম শুরু। ``N(0, 1)`` ফাটে, ``N(0, 0.01²)`` মিলিয়ে যায়, He ঠিক থাকে।"""
+    """অংশ ১: ReLU জাল, তিন রকম শুরু। ``N(0, 1)`` ফাটে, ``N(0, 0.01²)`` মিলিয়ে যায়, He ঠিক থাকে।"""
     runs = {how: probe(deep_stack(how)) for how in ("normal-1", "normal-0.01", "kaiming")}
     return {"runs": runs, "depth": DEPTH, "width": WIDTH}
 
@@ -142,7 +142,7 @@ def format_gains(g: dict) -> str:
 
 
 def init_compare() -> dict:
-    """অংশ ২: tanh আর ReLU স্তূপে nn.Linear-এর নিজের শুরু, Xavier আর He, স্তরে স্তরে std।"""
+    """অংশ ২: tanh আর ReLU জালে nn.Linear-এর নিজের শুরু, Xavier আর He, স্তরে স্তরে std।"""
     tanh = {how: probe(deep_stack(how, act="tanh"))["std"] for how in ("default", "xavier", "xavier-tanh")}
     relu = {how: probe(deep_stack(how, act="relu"))["std"] for how in ("default", "xavier", "kaiming")}
     return {"tanh": tanh, "relu": relu}
@@ -469,7 +469,7 @@ def plot_init_compare(r: dict):
         for (how, std), look in zip(r[act].items(), LOOKS):
             ax.plot(range(1, len(std) + 1), std, ms=4, markevery=3, label=SCALE_NAMES[how], **look)
         _layer_axes(ax, "activation-এর std")
-        ax.set_title(f"{act} স্তূপ")
+        ax.set_title(f"{act} জাল")
         ax.legend(loc="lower left")
     return fig
 

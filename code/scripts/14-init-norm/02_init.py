@@ -1,4 +1,4 @@
-"""পর্ব ১৪ · পরীক্ষা ২ · nn.Linear-এর নিজের শুরু, calculate_gain, আর tanh ও ReLU স্তূপে তিন শুরু
+"""পর্ব ১৪ · পরীক্ষা ২ · nn.Linear-এর নিজের শুরু, calculate_gain, আর tanh ও ReLU জালে তিন শুরু
 
 চালান:  python 02_init.py            (শুধু সংখ্যা)
         python 02_init.py --plot     (সঙ্গে init.png)
