@@ -56,8 +56,17 @@ def test_lectures_grouped_by_module_in_episode_order(project_builder):
         "x-free": {"title": "মুক্ত"},
     })
     assert page.headings == ["মডিউল ১", "মডিউল ২", "অন্যান্য পর্ব"]
-    assert list(page.items) == ["01-a", "02-b", "05-c", "x-free"]
+    assert list(page.items) == ["01-a", "02-b", "unwritten-05-c", "05-c", "x-free"]
     assert page.items["02-b"]["text"][0] == "পর্ব ০২"
+    # The episodes between two lectures are named as not written yet, with no link.
+    assert page.items["unwritten-05-c"] == {"text": ["পর্ব ০৩–০৪", "এখনও লেখা হয়নি"], "links": []}
+
+
+def test_one_unwritten_episode_and_no_gap_without_one(project_builder):
+    _text, page = _page(project_builder, {"01-a": {"title": "ক", "episode": 1}, "02-b": {"title": "খ", "episode": 2},
+                                          "04-c": {"title": "গ", "episode": 4}})
+    assert list(page.items) == ["01-a", "02-b", "unwritten-04-c", "04-c"]
+    assert page.items["unwritten-04-c"]["text"] == ["পর্ব ০৩", "এখনও লেখা হয়নি"]
 
 
 def test_links_come_from_the_format_records(project_builder):

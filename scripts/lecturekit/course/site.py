@@ -11,6 +11,7 @@ when its bytes would not change.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 import hashlib
 import io
@@ -203,6 +204,7 @@ class Entry:
     title_en: str | None
     links: list[Link]
     error: str | None = None  # why the lecture failed to build, when it did
+    unwritten_before: str | None = None  # "পর্ব ১১–১৩": episodes between the previous lecture and this one
 
 
 @dataclass(frozen=True)
@@ -229,11 +231,24 @@ def lecture_entry(project: Project, lecture_dir: Path, meta: Meta, error: str | 
                  title_en=str(sub) if sub else None, links=links, error=error)
 
 
+def unwritten(first: int, last: int) -> str:
+    """The episodes the course has not written yet, as the page names them: "পর্ব ১১–১৩"."""
+    span = bn_digits(f"{first:02d}") if first == last else f"{bn_digits(f'{first:02d}')}–{bn_digits(f'{last:02d}')}"
+    return f"{WORDS['episode']} {span}"
+
+
 def modules(project: Project, lectures: list[tuple[Path, Meta]], errors: dict[str, str] | None = None) -> list[Module]:
     """The lectures grouped by module, in episode order (those without a module last)."""
     groups: dict[Any, list[Entry]] = {}
+    previous: int | None = None
     for lecture_dir, meta in sorted(lectures, key=pages.course_order):
-        groups.setdefault(meta.get("module"), []).append(lecture_entry(project, lecture_dir, meta, (errors or {}).get(lecture_dir.name)))
+        entry = lecture_entry(project, lecture_dir, meta, (errors or {}).get(lecture_dir.name))
+        episode = meta.get("episode")
+        episode = episode if isinstance(episode, int) and not isinstance(episode, bool) else None
+        if previous is not None and episode is not None and episode > previous + 1:
+            entry = dataclasses.replace(entry, unwritten_before=unwritten(previous + 1, episode - 1))
+        previous = episode if episode is not None else previous
+        groups.setdefault(meta.get("module"), []).append(entry)
     return [Module(f"{WORDS['module']} {bn_digits(module)}" if module is not None else WORDS["other-episodes"], entries)
             for module, entries in groups.items()]
 
