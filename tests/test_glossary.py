@@ -22,6 +22,8 @@ LECTURES = [folder.name for folder in Project(ROOT).lectures()]
 # number are markup, not words; a call or an index written without backticks (`Linear(3, 1)`,
 # `X[:, 0]`) and a path are code, whatever script their digits are in.
 ATTRIBUTES = re.compile(r"\{[^{}]*\}")
+# A formula ($…$) is notation: its digits are the formula's, as KaTeX and Typst set them.
+MATH = re.compile(r"\$[^$]+\$")
 LIST_NUMBER = re.compile(r"^\s*(?:[-*]\s+)?[0-9]+[.)]\s")
 CODE_LIKE = re.compile(r"[A-Za-z_][\w.]*[(\[][^)\]]*[)\]]|\S*/\S*[A-Za-z]\S*")
 # A Latin numeral on its own, not a part of a name (float32, 1-d, bfloat16, cuda:0).
@@ -49,7 +51,7 @@ def avoided_words(lecture_dir: Path, root: Path) -> list[str]:
 def mixed_numerals(lecture_dir: Path, root: Path) -> list[str]:
     found = []
     for file, line, text in prose(lecture_dir, root):
-        words = CODE_LIKE.sub(" ", ATTRIBUTES.sub(" ", LIST_NUMBER.sub(" ", text)))
+        words = CODE_LIKE.sub(" ", MATH.sub(" ", ATTRIBUTES.sub(" ", LIST_NUMBER.sub(" ", text))))
         for sentence in SENTENCE.findall(words):
             if BANGLA_DIGIT.search(sentence) and LATIN_NUMERAL.search(sentence):
                 found.append(f"{file}:{line}: Latin {LATIN_NUMERAL.findall(sentence)} beside Bangla digits in "
