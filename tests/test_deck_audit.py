@@ -66,7 +66,7 @@ AUDIT = r"""
     const id = slide.id || ('#' + (index + 1));
     const rec = {id, index: index + 1, divider: slide.classList.contains('title-slide') && slide.classList.contains('level1'),
                  part: null, small: [], smallcode: [], contrast: [], code: false, sentence: ''};
-    if (rec.divider) { const p = slide.querySelector('h1 .part-number'); rec.part = p ? p.textContent.trim() : null; }
+    if (rec.divider) { const p = slide.querySelector('h1 .part-number'); rec.part = p ? p.textContent.replace(/\s+/g, ' ').trim() : null; }
     // Text size: every visible text node outside the notes.
     const walker = document.createTreeWalker(slide, NodeFilter.SHOW_TEXT);
     for (let n = walker.nextNode(); n; n = walker.nextNode()) {

@@ -372,6 +372,21 @@ SECTIONS = {
         : প্রতিটি output-এর সঙ্গে যোগ হওয়া সংখ্যা।
         :::
 
+        ::: {.glossary terms="draft-weight draft-bias"}
+        :::
+
+        ::: {.quiz}
+        কোন স্তরে bias নেই?
+
+        - [ ] `nn.Linear(3, 2)`
+        - [x] `nn.Linear(3, 2, bias=False)`
+        - [ ] `nn.Linear(2, 3)`
+
+        ::: {.explain}
+        `bias=False` দিলে শুধু ওজন থাকে।
+        :::
+        :::
+
         ```toml
         [tool.uv]
         ```
@@ -468,6 +483,19 @@ def output_constructs(notebook: Path) -> set[str]:
     return found
 
 
+GLOSSARY = f"""\
+draft-weight:
+  term: ওজন
+  en: weight
+  definition: স্তরের শেখার সংখ্যা।
+  lectures: [{NAME}]
+draft-bias:
+  term: bias
+  en: bias
+  definition: প্রতিটি output-এর সঙ্গে যোগ হওয়া সংখ্যা।
+  lectures: [{NAME}]
+"""
+
 # ---- the two renders --------------------------------------------------------------------------------
 
 def digests(folder: Path) -> dict:
@@ -483,6 +511,8 @@ def construct_project(folder: Path) -> Path:
     builder.copy_code()
     builder.add_lecture(NAME, INDEX, front=FRONT,
                         sections={name: textwrap.dedent(text).lstrip("\n") for name, text in SECTIONS.items()})
+    # The course glossary the lecture's `{.glossary terms=…}` draws from (lectures/glossary.yaml).
+    (builder.root / "lectures" / "glossary.yaml").write_text(GLOSSARY, encoding="utf-8")
     builder.add_scripts(NAME, {"01_count.py": "import torch\nprint(sum(p.numel() for p in torch.nn.Linear(3, 2).parameters()))\n"})
     # A second lecture: a course has several, and Quarto treats a render of a project's only source
     # as a render of the whole project.

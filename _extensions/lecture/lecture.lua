@@ -5,6 +5,8 @@ package.path = here .. "filters/?.lua;" .. package.path
 
 local filters = {
   require("markup"),      -- a lecture source Quarto renders itself is judged by the reader first
+  require("glossary"),    -- a lecture source Quarto renders itself gets the course glossary's entries
+  require("numbers"),     -- exercises and discussions numbered before a format leaves one out
   require("visibility"),  -- .content-visible / .content-hidden, notes and pauses outside slides
   require("steppers"),    -- code shown once, highlighted step by step, with each step's explanation
   require("quiz"),        -- self-check: clickable options on slides, answer key in the handout

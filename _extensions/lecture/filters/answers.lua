@@ -77,7 +77,9 @@ local render_appendix = C.renderer("appendix", {
 
 local function question(div)
   local kind = kind_of(div)
-  counters[kind] = counters[kind] + 1
+  -- numbers.lua's number, given before a format left any question out.
+  counters[kind] = tonumber(div.attributes["lecture-number"]) or counters[kind] + 1
+  div.attributes["lecture-number"] = nil
   local name = KINDS[kind] .. " " .. C.bn(counters[kind])
   local title = div.attributes["title"]
   local kept, solutions = {}, {}

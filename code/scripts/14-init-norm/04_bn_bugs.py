@@ -16,7 +16,7 @@ def main() -> None:
     try:
         model(split.X_val[:1])                 # train mode, একটি অর্ডার
     except ValueError as err:
-        print("ValueError:", err)
+        print(f"{type(err).__name__}: {err}")
     print(format_tiny_batch(tiny_batch_demo()))
 
 

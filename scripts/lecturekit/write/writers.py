@@ -156,6 +156,8 @@ class LectureWriter:
                     if fault:
                         raise LectureError(f"cannot write {tmp}: {fault}") from None
                     raise self._at_source(err, written) from None
+                except OSError as err:  # the step's own write: a full or read-only disk, named with its file
+                    raise LectureError(f"cannot write {tmp}: {err.strerror or err}") from None
                 self.timings[fmt.finish.name] = time.perf_counter() - started
         except BaseException:
             with contextlib.suppress(OSError):
