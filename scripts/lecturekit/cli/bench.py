@@ -49,6 +49,7 @@ from typing import Any
 from collections.abc import Callable
 
 from lecturekit.course.scaffold import ProjectBuilder, _ignore
+from lecturekit.fsutil import write_atomic
 
 ROOT = Path(__file__).resolve().parents[3]
 # Words added to a sentence of plain prose: the execution stays cached, the products are written again.
@@ -425,7 +426,9 @@ def bench_preview(args: argparse.Namespace, tmp: Path, lecture: str) -> dict[str
                     source, text = prose_edit(project, lecture, f" {words}", in_the_deck, middle=True)
                     print(f"  edit {n + 1}: {source.name}", flush=True)
                     saved = time.perf_counter()
-                    source.write_text(text, encoding="utf-8")
+                    # Saved whole, as an editor saves (a half-written file read by the watcher is
+                    # another lecture, and would execute).
+                    write_atomic(source, text.encode("utf-8"))
                     page.wait_for_function(f"() => document.readyState === 'complete' && window.Reveal && "
                                            f"Reveal.isReady() && document.body.textContent.replace(/\\s+/g, ' ').includes({words!r})",
                                            timeout=120_000)
