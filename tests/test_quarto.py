@@ -430,8 +430,9 @@ def free_port():
 
 
 @contextlib.contextmanager
-def quarto_preview(project: Path, *args: str):
-    """`quarto preview [ARGS] --no-browser --port N` running in `project`: (url, log path)."""
+def quarto_preview(project: Path, *args: str, ready: str = "01-one/slides.html"):
+    """`quarto preview [ARGS] --no-browser --port N` running in `project`, once it serves the page
+    `ready`: (url, log path)."""
     port = free_port()
     env = {**os.environ, "QUARTO_PYTHON": str(ROOT / ".venv" / "bin" / "python")}
     log_path = project / f"quarto-preview-{port}.log"
@@ -444,7 +445,7 @@ def quarto_preview(project: Path, *args: str):
             deadline = time.time() + 300
             while True:
                 try:
-                    urllib.request.urlopen(url + "01-one/slides.html", timeout=5).close()
+                    urllib.request.urlopen(url + ready, timeout=5).close()
                     break
                 except OSError:
                     assert process.poll() is None, log_path.read_text(encoding="utf-8")[-3000:]

@@ -5,14 +5,9 @@ judge it as a product (a `@fig-` reference names a cell's figure); the full rend
 reference to no figure: `scripts/render` and `quarto render` both fail on one.
 
 Real Quarto ($QUARTO, or `quarto` on PATH; without one these tests are skipped, as test_quarto.py's)."""
-import contextlib
 import html
-import os
 import re
 import shutil
-import signal
-import subprocess
-import time
 import urllib.request
 from pathlib import Path
 
@@ -20,7 +15,7 @@ import pytest
 import yaml
 
 from helpers import ROOT, run_render
-from test_quarto import QUARTO, free_port, quarto, small_quarto_project
+from test_quarto import QUARTO, quarto, quarto_preview, small_quarto_project
 
 pytestmark = pytest.mark.skipif(QUARTO is None, reason="no Quarto CLI: set $QUARTO or put quarto on PATH")
 
@@ -59,34 +54,6 @@ def get(url: str, timeout: float = 120) -> tuple[int, str]:
         return response.status, response.read().decode("utf-8")
 
 
-@contextlib.contextmanager
-def quarto_preview(project: Path, *args: str):
-    """`quarto preview [ARGS] --no-browser --port N` in `project`, until it serves: (url, log path)."""
-    port = free_port()
-    env = {**os.environ, "QUARTO_PYTHON": str(ROOT / ".venv" / "bin" / "python")}
-    log_path = project / f"quarto-preview-{port}.log"
-    with open(log_path, "w", encoding="utf-8") as log:
-        process = subprocess.Popen([QUARTO, "preview", *args, "--no-browser", "--port", str(port)], cwd=project,
-                                   env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        try:
-            url = f"http://127.0.0.1:{port}/"
-            deadline = time.time() + 300
-            while True:
-                try:
-                    urllib.request.urlopen(url, timeout=5).close()
-                    break
-                except OSError:
-                    said = log_path.read_text(encoding="utf-8")
-                    assert process.poll() is None, "quarto preview stopped:\n" + said[-3000:]
-                    assert time.time() < deadline, "quarto preview did not serve:\n" + said[-3000:]
-                    time.sleep(0.3)
-            yield url, log_path
-        finally:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGTERM)
-            process.wait(timeout=30)
-
-
 def served_title(url: str) -> str:
     status, page = get(url)
     assert status == 200, url
@@ -102,13 +69,13 @@ def test_quarto_preview_serves_every_lecture_of_the_course(tmp_path):
     (tmp_path / "course").mkdir()
     project = project_copy(tmp_path / "course")
     titles = {name: lecture_title(project, name) for name in LECTURE_NAMES}
-    with quarto_preview(project) as (url, log_path):
+    with quarto_preview(project, ready="") as (url, log_path):
         for name in LECTURE_NAMES:
             assert served_title(f"{url}{name}/slides.html") == titles[name], log_path.read_text()[-3000:]
         log = log_path.read_text(encoding="utf-8")
     assert "refers to no figure" not in log and "Error" not in log, log[-3000:]
     named = LECTURE_NAMES[-1]
-    with quarto_preview(project, f"lectures/{named}/index.qmd") as (url, log_path):
+    with quarto_preview(project, f"lectures/{named}/index.qmd", ready="") as (url, log_path):
         assert served_title(f"{url}{named}/slides.html") == titles[named], log_path.read_text()[-3000:]
     # Nothing of Quarto's throwaway render is left beside the sources or in its settings.
     assert "quarto-preview" not in (project / "_build" / "quarto-render.yml").read_text(encoding="utf-8")
