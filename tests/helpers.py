@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from lecturekit.course.scaffold import ProjectBuilder
+from lecturekit.course.scaffold.projects import ProjectBuilder
 from lecturekit.read.frontmatter import with_defaults
 from lecturekit.read.qmd import split_front_matter
 

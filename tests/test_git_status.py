@@ -61,7 +61,7 @@ def both_paths(project, quarto_first):
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory):
-    from lecturekit.course.scaffold import ProjectBuilder
+    from lecturekit.course.scaffold.projects import ProjectBuilder
     builder = ProjectBuilder(tmp_path_factory.mktemp("git-status") / "project", ROOT)
     shutil.copytree(ROOT / "scripts", builder.root / "scripts",
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"))

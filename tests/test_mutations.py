@@ -24,7 +24,7 @@ from helpers import run_check as run_check_cli, run_render as run_render_cli
 from lecturekit.cli.check import main as check_main
 from lecturekit.check.expectations import Expectations
 from lecturekit.cli.render import main as render_main
-from lecturekit.course.scaffold import ProjectBuilder
+from lecturekit.course.scaffold.projects import ProjectBuilder
 
 ROOT = Path(__file__).resolve().parents[1]
 NAME = "05-step"

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from helpers import LECTURES, ROOT, run_render
-from lecturekit.course.scaffold import ProjectBuilder
+from lecturekit.course.scaffold.projects import ProjectBuilder
 from quarto_products import deck_profile, handout_profile
 from test_quarto import QUARTO, letters, quarto, warnings_in
 

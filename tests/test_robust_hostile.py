@@ -230,7 +230,7 @@ def test_a_filter_refusal_stops_quarto_at_the_lecture_line(tmp_path):
     from test_quarto import QUARTO, quarto
     if QUARTO is None:
         pytest.skip("no Quarto CLI: set $QUARTO or put quarto on PATH")
-    from lecturekit.course.scaffold import ProjectBuilder
+    from lecturekit.course.scaffold.projects import ProjectBuilder
     builder = ProjectBuilder(tmp_path / "project", ROOT)
     shutil.copytree(ROOT / "scripts", builder.root / "scripts",
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"))
@@ -278,8 +278,8 @@ ATTRIBUTE_VALUES = {
     "date-meta": "pandoc writes it only for a date it could read, as YYYY-MM-DD",
     "it.value": "title-slide-attributes: the front-matter schema has no such key; the filter writes it",
     "dir": "no front-matter key (the schema refuses it)",
-    "page-root": "formats/html.lua: ../ or empty", "it.href": "course/pages.py: a lecture folder's product",
-    "page-links.previous.href": "course/pages.py: ../<lecture folder>/", "page-links.next.href": "the same",
+    "page-root": "formats/html.lua: ../ or empty", "it.href": "course/site/pages.py: a lecture folder's product",
+    "page-links.previous.href": "course/site/pages.py: ../<lecture folder>/", "page-links.next.href": "the same",
     "revealjs-url": "the kit's node_modules path", "theme": "the schema's theme names", "css": "a path the reader checked",
     "highlightjs-theme": "the schema's pattern", "idprefix": "not set by the kit", "quarto-version": "Quarto's",
     "reveal-jsscripts": "Quarto's plugin paths", "sep": "template syntax", "endfor": "template syntax",
@@ -314,7 +314,7 @@ def test_every_template_attribute_value_is_escaped_or_fixed():
 
 def test_the_course_page_escapes_every_value():
     """The course page (Jinja2): every value escaped for HTML and attributes, none marked safe."""
-    from lecturekit.course.site import TEMPLATES, _templates
+    from lecturekit.course.site.course_page import TEMPLATES, _templates
     assert _templates().autoescape is True
     template = (TEMPLATES / "course.html.j2").read_text(encoding="utf-8")
     assert not re.search(r"\|\s*safe\b|autoescape\s+false|Markup\(", template)

@@ -401,7 +401,7 @@ def attributes_kept(product):
 
 
 def hostile_project(root, port):
-    from lecturekit.course.scaffold import ProjectBuilder
+    from lecturekit.course.scaffold.projects import ProjectBuilder
     builder = ProjectBuilder(root, ROOT)
     builder.add_lecture("01-shown", SHOWN.replace(PORT, str(port)), front={
         "title": "x < 5 আর `<b>` \\<img src=x onerror=window.pwned=3\\>", "episode": 1,

@@ -395,7 +395,7 @@ def test_a_lecture_that_sets_one_revealjs_option_still_gets_its_handout_from_qua
     format of _quarto.yml (the others as `default`), so both products appear."""
     import os
     import shutil
-    from lecturekit.course.scaffold import ProjectBuilder
+    from lecturekit.course.scaffold.projects import ProjectBuilder
     builder = ProjectBuilder(tmp_path / "project", ROOT)
     shutil.copytree(ROOT / "scripts", builder.root / "scripts",
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"))

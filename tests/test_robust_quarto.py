@@ -3,7 +3,7 @@
 Quarto reads every source of the project (includes expanded, every front matter parsed) before it
 runs the pre-render step; a malformed front matter or a missing include there would end the whole
 render in Quarto's JavaScript stack trace without a file name. The extension engine
-`_extensions/lecture/readable.js` claims the files of each lecture lecturekit.course.readable finds
+`_extensions/lecture/readable.js` claims the files of each lecture lecturekit.course.quarto.readable finds
 unreadable, so Quarto leaves them alone: the good lectures are rendered, the broken one is listed
 with its error (file:line) on the course page and in the summary, exit 1, as scripts/render does.
 A render that names the broken source gets one line, `file:line: what is wrong (the fix)`, exit 1,
@@ -39,7 +39,7 @@ print(6 * 7)
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
     """One good lecture, rendered once by Quarto; each test adds what it needs and takes it away."""
-    from lecturekit.course.scaffold import ProjectBuilder
+    from lecturekit.course.scaffold.projects import ProjectBuilder
     builder = ProjectBuilder(tmp_path_factory.mktemp("quarto-robust") / "project", ROOT)
     shutil.copytree(ROOT / "scripts", builder.root / "scripts",
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"))

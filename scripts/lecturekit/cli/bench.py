@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any
 from collections.abc import Callable
 
-from lecturekit.course.scaffold import ProjectBuilder, _ignore
+from lecturekit.course.scaffold.projects import ProjectBuilder, _ignore
 from lecturekit.fsutil import write_atomic
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -326,7 +326,7 @@ def bench_ours(args: argparse.Namespace, tmp: Path, lecture: str) -> dict[str, A
     embed, embed_runs = embedding_seconds(project, lecture)
     torch_label, torch_cell = _first_torch_cell(project, lecture, cells)
     import_torch = max(time_python("import torch", project, repeat=2) - time_python("pass", project, repeat=2), 0.0)
-    startup = time_python("import lecturekit.cli.render, lecturekit.course.builder", project)
+    startup = time_python("import lecturekit.cli.render, lecturekit.course.build.builder", project)
     versions_probe = max(time_python("from lecturekit.execute import cache; cache.environment_versions()", project)
                          - time_python("from lecturekit.execute import cache", project), 0.0)
     stages = {
@@ -437,7 +437,7 @@ def bench_preview(args: argparse.Namespace, tmp: Path, lecture: str) -> dict[str
                 browser.close()
             load = os.getloadavg()[0]
             # What the browser was shown, against a full render of the same sources.
-            from lecturekit.course.preview import full_slides, served_slides
+            from lecturekit.course.preview.server import full_slides, served_slides
             from lecturekit.project import Project
             time.sleep(0.5)
             same = served_slides(Project(project), project / "lectures" / lecture) == \

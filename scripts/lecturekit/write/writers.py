@@ -74,7 +74,7 @@ class LectureWriter:
             args.append(f"--lua-filter={(self.project.root / flt).resolve()}")
         args += fmt.project_args(self.project)
         # The folder's metadata, as Quarto reads `_metadata.yml` beside the notebook it renders
-        # (course/pages.py writes it: what the lecture's page links to).
+        # (course/site/pages.py writes it: what the lecture's page links to).
         folder_metadata = self.build / "_metadata.yml"
         if folder_metadata.exists():
             args += ["--metadata-file", str(folder_metadata)]
