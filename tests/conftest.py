@@ -169,9 +169,9 @@ def rendered_lectures(pytestconfig) -> list[str]:
 @pytest.fixture(scope="session")
 def browser():
     from playwright.sync_api import sync_playwright
+    from lecturekit.course.scaffold.browser import launch_chromium
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path="/usr/bin/chromium",
-                              args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        b = launch_chromium(p)
         yield PolicyAside(b)
         b.close()
 
@@ -195,7 +195,7 @@ def generated_course(tmp_path_factory):
     outputs recorded in tests/expected/. Copy it (helpers.copy_project) before changing it."""
     from helpers import BIN
     import subprocess
-    from lecturekit.cli.bench import synthetic_course
+    from lecturekit.course.scaffold.courses import synthetic_course
     course = synthetic_course(tmp_path_factory.mktemp("generated") / "course", 3)
     result = run_render(course.root, "--quiet")
     assert result.returncode == 0, result.stderr

@@ -7,9 +7,7 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 import textwrap
-import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
@@ -17,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from lecturekit import meter
 from lecturekit.course.scaffold.projects import ProjectBuilder
 from lecturekit.read.frontmatter import with_defaults
 from lecturekit.read.qmd import split_front_matter
@@ -45,24 +44,10 @@ def run_render(project, *args, env=None):
 
 
 def run_measured(args, *, env=None, cwd=None, timeout=None) -> tuple[subprocess.CompletedProcess, float]:
-    """subprocess.run (text output captured), and the CPU seconds the process and the children it
-    waited for used (its rusage, from wait4): what one of several processes run side by side cost."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        process = subprocess.Popen(args, stdout=out, stderr=err, env=env, cwd=cwd)
-        timer = threading.Timer(timeout, process.kill) if timeout else None
-        if timer:
-            timer.start()
-        try:
-            _pid, status, usage = os.wait4(process.pid, 0)
-        finally:
-            if timer:
-                timer.cancel()
-        process.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
-        out.seek(0)
-        err.seek(0)
-        done = subprocess.CompletedProcess(args, process.returncode, out.read().decode("utf-8", "replace"),
-                                           err.read().decode("utf-8", "replace"))
-    return done, usage.ru_utime + usage.ru_stime
+    """subprocess.run (text output captured), and the CPU seconds the process and the processes under
+    it used (`lecturekit.meter.run`): what one of several processes run side by side cost."""
+    measured = meter.run(args, env=env, cwd=cwd, timeout=timeout)
+    return measured.completed(), measured.cpu_seconds
 
 
 def run_check(project, *args, env=None):

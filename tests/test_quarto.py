@@ -36,6 +36,7 @@ from pathlib import Path
 import pytest
 
 from helpers import copy_project, run_render
+from lecturekit.course.scaffold.courses import quarto_ready
 from quarto_products import deck_profile, handout_profile, slide_contents
 from test_deck_audit import AUDIT
 from test_slides import STEP_REPORT
@@ -373,11 +374,7 @@ def small_quarto_project(builder, names, sections=False):
     """Small lectures (one cell reading a course package), with the scripts Quarto's pre- and
     post-render run and the project's venv. `sections`: the slide lives in a section file."""
     builder.add_package("minipkg", {"__init__.py": "ANSWER = 42\n"})
-    shutil.copytree(ROOT / "scripts", builder.root / "scripts",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"))
-    for name in ("pyproject.toml", "package.json"):
-        shutil.copy(ROOT / name, builder.root / name)
-    (builder.root / ".venv").symlink_to(ROOT / ".venv")
+    quarto_ready(builder.root, ROOT)
     slide = """
         ## একটি স্লাইড {#sec-one}
 
