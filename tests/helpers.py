@@ -305,7 +305,7 @@ class ScriptRunCache:
 class ScriptRuns:
     """Each student script run once per test session, its output shared by every test that reads it
     (test_bazarghar: it runs and leaves nothing behind; test_scripts: its lines agree with the
-    lecture's; a lecture's own test: it prints what the handout shows), and kept across sessions in
+    lecture's; test_facts: it prints what the lecture's facts say), and kept across sessions in
     a ScriptRunCache: a session where nothing it depends on changed runs it not at all. The first
     test that needs a script runs every selected script of that lecture not in the cache, two at a time."""
 
