@@ -16,6 +16,7 @@ from pathlib import Path
 import jsonschema
 import nbformat
 import pytest
+import yaml
 from jsonschema.exceptions import best_match
 
 import test_handout as handout_policy
@@ -26,6 +27,8 @@ from test_scripts import numbers, same_quantity, skeleton
 
 FACTS = ROOT / "tests" / "facts"
 SCHEMA_FILE = FACTS / "schema.yaml"
+SCHEMA = yamlio.load(SCHEMA_FILE.read_text(encoding="utf-8"))
+VALIDATOR = jsonschema.Draft202012Validator(SCHEMA, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
 
 
 class FactsError(Exception):
@@ -37,11 +40,9 @@ def read_facts(path: Path) -> dict:
     text = path.read_text(encoding="utf-8")
     try:
         facts = yamlio.load(text)
-    except Exception as err:  # the parser's own error names the line
+    except yaml.YAMLError as err:  # the parser's own error names the line
         raise FactsError(f"{path}: {err}") from err
-    validator = jsonschema.Draft202012Validator(yamlio.load(SCHEMA_FILE.read_text(encoding="utf-8")),
-                                                format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
-    error = best_match(validator.iter_errors(facts))
+    error = best_match(VALIDATOR.iter_errors(facts))
     if error is not None:
         keys, lines = tuple(str(part) for part in error.absolute_path), yamlio.key_lines(text)
         if error.validator == "additionalProperties":  # at the key the schema does not know
@@ -55,7 +56,7 @@ def read_facts(path: Path) -> dict:
 
 FACTS_OF = {lecture: read_facts(FACTS / f"{lecture.name}.yaml") for lecture in LECTURES
             if (FACTS / f"{lecture.name}.yaml").is_file()}
-KINDS = sorted(yamlio.load(SCHEMA_FILE.read_text(encoding="utf-8"))["properties"])
+KINDS = sorted(SCHEMA["properties"])
 
 
 def having(kind: str) -> list[Lecture]:
@@ -325,12 +326,14 @@ def tensorfig_label_px(svg_text: str) -> float:
 
 @each("figures")
 def test_figures(rendered, lecture):
-    """The drawer drew exactly these figures, from the lecture's own objects (what each DOT source
-    holds), into both products: the SVG on the slides, the PDF in the handout."""
+    """The drawer drew exactly these figures (the lecture's graphviz figures, each one), from the
+    lecture's own objects (what each DOT source holds), into both products: the SVG on the slides,
+    the PDF in the handout."""
     fact = FACTS_OF[lecture]["figures"]
     drawer, drawn = fact["drawer"], fact["drawn"]
-    dots = {label: dot for label, dot in graphviz_figures(lecture).items() if dot.startswith(f"digraph {drawer}")}
+    dots = graphviz_figures(lecture)
     assert sorted(dots) == sorted(drawn)
+    assert all(dot.startswith(f"digraph {drawer}") for dot in dots.values()), f"every figure drawn by {drawer}"
     labels = [cell.metadata["lecture"]["label"] for cell in code_cells(lecture)]
     folder = ROOT / "figures" / lecture.name
     typ = (ROOT / "_build" / lecture.name / f"{lecture.name}.typ").read_text(encoding="utf-8")
