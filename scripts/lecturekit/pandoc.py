@@ -12,8 +12,9 @@ from pathlib import Path
 
 from lecturekit.errors import LectureError
 
-# The longest run is a lecture's deck with every figure embedded: about 2 s for the largest
-# lecture. A run past this limit is hung (a Lua filter in a loop), not slow.
+# The longest run is a lecture's page (the filters, KaTeX): 16 s of wall time for lecture 09 with
+# its three formats written at once on 2 cores at a load average of 15. A run past this limit is
+# hung (a Lua filter in a loop), not slow.
 TIMEOUT = 300.0
 
 Cwd = str | PathLike[str] | None
