@@ -385,7 +385,7 @@ def test_the_render_names_each_broken_option_in_one_line(project_builder):
 
 # ---- under `quarto render`: a lecture that sets one format's option still gets every product ------
 
-from test_quarto import QUARTO  # noqa: E402  ($QUARTO, quarto on PATH, or the kit beside the project)
+from test_quarto import QUARTO  # noqa: E402  ($QUARTO, or quarto on PATH)
 
 
 @pytest.mark.skipif(QUARTO is None, reason="no Quarto CLI: set $QUARTO or put quarto on PATH")
