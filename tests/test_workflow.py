@@ -304,7 +304,7 @@ def planned_names(found):
 # on a git repository of the generated course with this project's scripts and `.github/`. Every
 # remote action is replaced by its stand-in under tests/act/ (`--local-repository`): a checkout that
 # lays out the commit's files, caches and artifacts kept in folders of the test, a Pages deploy that
-# copies the site. act runs with no network at all (a network namespace of its own), so nothing it
+# copies the site, a Quarto setup that puts this machine's Quarto on the job's PATH. act runs with no network at all (a network namespace of its own), so nothing it
 # does can need one. Its JSON log says which jobs ran and how they ended, every output each step set
 # and the job summaries.
 
@@ -361,7 +361,7 @@ def workflow_repository(generated_course: Path, folder: Path) -> Path:
 @dataclass
 class ActRun:
     """One act run: its exit code, its JSON log (and all it printed), the folder its stand-ins wrote
-    (artifacts/, apt-get.log, deployed/), the caches' folder and the keys it held after the run, and
+    (artifacts/, apt-get.log, quarto.log, deployed/), the caches' folder and the keys it held after the run, and
     the commit that ran."""
     returncode: int
     log: list[dict]
