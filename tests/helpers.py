@@ -5,6 +5,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -26,6 +27,20 @@ PYTHON = sys.executable
 # The kit's commands, installed into the venv by scripts/setup (pyproject.toml [project.scripts]).
 BIN = Path(PYTHON).parent
 RENDER, CHECK = str(BIN / "lecture-render"), str(BIN / "lecture-check")
+
+# The real Quarto CLI, for the tests that run it: $QUARTO, else `quarto` on PATH. Without one they
+# skip with NO_QUARTO as their reason, except where a Quarto is expected: with REQUIRE_QUARTO set
+# (the workflow's suite job, .ci/run) conftest.py reports that skip as a failure.
+NO_QUARTO = "no Quarto CLI: set $QUARTO or put quarto on PATH (.ci/run uses ../shared/quarto/bin/quarto)"
+REQUIRE_QUARTO = "LECTUREKIT_REQUIRE_QUARTO"
+
+
+def find_quarto() -> str | None:
+    found = os.environ.get("QUARTO") or shutil.which("quarto")
+    if found and Path(found).exists():
+        return found
+    return None
+
 
 FRONT = textwrap.dedent("""\
     ---

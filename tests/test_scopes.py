@@ -33,6 +33,8 @@ def test_each_scope_collects_its_own_tests_and_together_the_whole_suite():
     assert {named_lecture(t) for t in shard} == {first}, "--lecture collected another lecture's test"
     assert {named_lecture(t) for t in others} == set(rest)
     assert {named_lecture(t) for t in fixed} == {None}, "--fixed collected a lecture's test"
+    # The Quarto tests are fixed: a lecture's job installs no Quarto (docs/ci.md), the suite's does.
+    assert not [t for t in shard + others if "quarto" in t.lower()], "a Quarto test in a lecture's shard"
     # Every test in exactly one scope, and no test in none.
     assert sorted(fixed + shard + others) == sorted(whole)
     assert len(set(fixed) | set(shard) | set(others)) == len(whole)
