@@ -43,9 +43,9 @@ def test_figure_preferences():
 
 
 def test_finishing_steps():
-    assert REVEALJS.finish.name == "policy" and REVEALJS.finish.package is None  # its Content-Security-Policy
+    assert REVEALJS.finish.name == "policy" and REVEALJS.finish.packages == ()  # its Content-Security-Policy
     assert TYPST.finish.name == "typst" and TYPST.finish.suffix == ".typ"
-    assert TYPST.finish.package == "typst"  # its version is an input of every product
+    assert TYPST.finish.packages == ("typst", "pikepdf")  # their versions are inputs of every product
 
 
 def test_records_are_frozen():

@@ -15,10 +15,10 @@ import subprocess
 
 import pytest
 
-from helpers import ROOT
+from helpers import NO_QUARTO, ROOT
 from test_quarto import QUARTO
 
-pytestmark = pytest.mark.skipif(QUARTO is None, reason="no Quarto CLI: set $QUARTO or put quarto on PATH")
+pytestmark = pytest.mark.skipif(QUARTO is None, reason=NO_QUARTO)
 
 NAME = "01-count"
 SECTION = f"lectures/{NAME}/_01-count.qmd"

@@ -168,8 +168,15 @@ def test_a_link_in_a_lectures_code_is_refused_by_name(course, tmp_path_factory, 
     assert unreadable["01-good"].startswith(f"{shown}: a symbolic link"), unreadable
     assert not zip_file.exists() and (course.root / "_output" / "index.html").exists()
     assert not code_zip.has_code_zip(project, course.lectures_dir / "01-good")
-    status, _failed = post_render.report_failures(project)
+    # Quarto's render of the project: the lecture is this render's, so the render fails, as scripts/render's.
+    status, failed = post_render.report_failures(project, rendered=["01-good", "02-second"])
+    assert status == 1 and list(failed) == ["01-good"], failed
+    said = capsys.readouterr().err.splitlines()
+    assert any(line.startswith(f"error: {shown}: a symbolic link") for line in said), said
+    # A render of another source (a draft): the lecture is only said to be listed as failed.
+    status, failed = post_render.report_failures(project)
     line = f"quarto: [01-good] course page: listed as failed: {shown}: a symbolic link"
+    assert status == 0 and not failed
     assert any(said.startswith(line) for said in capsys.readouterr().err.splitlines())
 
 

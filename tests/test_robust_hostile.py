@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import FRONT, ROOT, MiniProject, run_check, run_render
+from helpers import FRONT, NO_QUARTO, ROOT, MiniProject, run_check, run_render
 from lecturekit.errors import LectureError
 from lecturekit.write.formats import reveal_menu, script_json
 from test_robust_markup import WALK, Case, read, walk_deck
@@ -229,7 +229,7 @@ def test_what_is_read_is_text_in_the_handout_and_the_figure(harmless):
 def test_a_filter_refusal_stops_quarto_at_the_lecture_line(tmp_path):
     from test_quarto import QUARTO, quarto
     if QUARTO is None:
-        pytest.skip("no Quarto CLI: set $QUARTO or put quarto on PATH")
+        pytest.skip(NO_QUARTO)
     from lecturekit.course.scaffold.projects import ProjectBuilder
     builder = ProjectBuilder(tmp_path / "project", ROOT)
     shutil.copytree(ROOT / "scripts", builder.root / "scripts",

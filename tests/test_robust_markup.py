@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import ROOT, run_render
+from helpers import NO_QUARTO, ROOT, run_render
 from lecturekit.ansi import strip_ansi, terminal_text
 from lecturekit.errors import LectureError, run_command
 from lecturekit.read.qmd import read_lecture
@@ -561,7 +561,7 @@ def by_quarto(by_render, tmp_path_factory, loopback):
     """The fixture project, with scripts/render's execution cache, rendered by `quarto render`."""
     from test_quarto import QUARTO, quarto
     if QUARTO is None:
-        pytest.skip("no Quarto CLI: set $QUARTO or put quarto on PATH")
+        pytest.skip(NO_QUARTO)
     builder, blamed, _run = by_render
     root = tmp_path_factory.mktemp("markup-quarto") / "project"
     shutil.copytree(builder.root, root, symlinks=True, ignore=shutil.ignore_patterns("_output"))

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import FRONT, RENDER
+from helpers import FRONT, NO_QUARTO, RENDER
 from lecturekit import schema
 from lecturekit.errors import LectureError
 from lecturekit.project import Project
@@ -385,10 +385,10 @@ def test_the_render_names_each_broken_option_in_one_line(project_builder):
 
 # ---- under `quarto render`: a lecture that sets one format's option still gets every product ------
 
-from test_quarto import QUARTO  # noqa: E402  ($QUARTO, quarto on PATH, or the kit beside the project)
+from test_quarto import QUARTO  # noqa: E402  ($QUARTO, or quarto on PATH)
 
 
-@pytest.mark.skipif(QUARTO is None, reason="no Quarto CLI: set $QUARTO or put quarto on PATH")
+@pytest.mark.skipif(QUARTO is None, reason=NO_QUARTO)
 def test_a_lecture_that_sets_one_revealjs_option_still_gets_its_handout_from_quarto(tmp_path):
     """Quarto renders only the formats a document lists: `format: revealjs: theme: …` in a front
     matter dropped the handout, with exit 0 and no warning. The executed notebook lists every

@@ -18,11 +18,11 @@ import shutil
 
 import pytest
 
-from helpers import ROOT
+from helpers import NO_QUARTO, ROOT
 from test_quarto import QUARTO, quarto
 from test_robust_read import line_of, pdf_image_sizes, red_png
 
-pytestmark = pytest.mark.skipif(QUARTO is None, reason="no Quarto CLI: set $QUARTO or put quarto on PATH")
+pytestmark = pytest.mark.skipif(QUARTO is None, reason=NO_QUARTO)
 
 GOOD = """
 ## একটি স্লাইড {#sec-one}

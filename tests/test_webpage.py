@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import LECTURES, ROOT, every_lecture, pdf_text
+from helpers import LECTURES, NO_QUARTO, ROOT, every_lecture, pdf_text
 from test_handout import squash, without_page_furniture
 
 PHONE = {"width": 390, "height": 844}
@@ -723,7 +723,7 @@ def test_quarto_render_writes_the_same_page(project_builder, browser):
     and runs nothing."""
     import test_quarto
     if test_quarto.QUARTO is None:
-        pytest.skip("no Quarto CLI: set $QUARTO or put quarto on PATH (.ci/run uses ../shared/quarto/bin/quarto)")
+        pytest.skip(NO_QUARTO)
     from helpers import run_render
     project = test_quarto.small_quarto_project(project_builder, ["01-one"])
     project_builder.copy_code()

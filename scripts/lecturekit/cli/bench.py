@@ -129,7 +129,7 @@ def time_python(code: str, cwd: Path, repeat: int = 3) -> float:
 
 def embedding_seconds(project: Path, lecture: str) -> tuple[float, dict[str, float]]:
     """pandoc's reveal.js run with and without --embed-resources: what embedding costs."""
-    import pypandoc  # type: ignore[import-untyped]
+    from lecturekit.pandoc import run_pandoc
     from lecturekit.project import Project
     from lecturekit.execute.build import execute_lecture
     from lecturekit.write.formats import REVEALJS
@@ -144,8 +144,7 @@ def embedding_seconds(project: Path, lecture: str) -> tuple[float, dict[str, flo
     times = {}
     for name, extra in (("embedded", args), ("linked", [a for a in args if a != "--embed-resources"])):
         started = time.perf_counter()
-        subprocess.run([pypandoc.get_pandoc_path(), str(source), *extra, "-o", os.devnull], cwd=writer.build,
-                       check=True, capture_output=True)
+        run_pandoc([str(source), *extra, "-o", os.devnull], cwd=writer.build)
         times[name] = time.perf_counter() - started
     return times["embedded"] - times["linked"], times
 

@@ -112,7 +112,9 @@ def post_render() -> int:
     preview_pages.sweep_preview_pages(project)
     post.keep_sources_in_project(project.root)
     course_settled = not placed and pending.get("course", {}).get("settled") is True
-    status, failed = post.report_failures(project, site=not course_settled)
+    inputs = pending.get("inputs")
+    status, failed = post.report_failures(project, site=not course_settled,
+                                          rendered=list(inputs) if isinstance(inputs, dict) else [])
     post.record_stamps(project, pending, failed, PRODUCTS)
     return status
 

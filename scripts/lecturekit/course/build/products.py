@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 MANIFEST = "products.json"
 MAX_MANIFEST_BYTES = 1_000_000  # a few hundred bytes per format
 # The write stage's own code: a change to it changes every product.
-WRITER_MODULES = ("emit.py", "formats.py", "writers.py")
+WRITER_MODULES = ("emit.py", "formats.py", "writers.py", "pdfprefs.py")
 WRITERS = ("scripts/render", "quarto")  # who wrote a product (said in the record, not in its inputs)
 
 
@@ -58,7 +58,7 @@ def theme_digest(project: Project) -> str:
     here = Path(__file__).parents[2] / "write"
     for module in WRITER_MODULES:
         h.update((here / module).read_bytes())
-    engines = ["pypandoc-binary"] + [f.finish.package for f in FORMATS.values() if f.finish and f.finish.package]
+    engines = ["pypandoc-binary"] + [package for f in FORMATS.values() if f.finish for package in f.finish.packages]
     h.update(json.dumps([_version(name) for name in engines]).encode())
     return h.hexdigest()
 

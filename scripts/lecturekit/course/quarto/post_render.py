@@ -20,7 +20,7 @@ import os
 import re
 import shutil
 import sys
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -158,10 +158,12 @@ def record_stamps(project: Project, pending: dict[str, Any], failed: Mapping[str
         stamp.record_course(project, inputs)
 
 
-def report_failures(project: Project, site: bool = True) -> tuple[int, dict[str, str]]:
+def report_failures(project: Project, site: bool = True, rendered: Collection[str] = ()) -> tuple[int, dict[str, str]]:
     """The course page (`site`: unless nothing it is made from changed), with every failed lecture
     listed and its error; then the summary, as scripts/render ends: each failure's `error:` line;
-    (exit status, the failed lectures)."""
+    (exit status, the failed lectures). `rendered`: the lectures of this render (a render of the
+    project: all of them); one whose page step fails (a link in its code) fails the render, as in
+    scripts/render, while any other is only said."""
     path = project.build_dir / FAILED
 
     def inside(error: str) -> str:
@@ -172,7 +174,11 @@ def report_failures(project: Project, site: bool = True) -> tuple[int, dict[str,
         from lecturekit.course.site import course_page
         _page, _zips, unreadable = course_page.build_site(project, errors=failed)
         for name, message in unreadable.items():
-            if name not in failed:  # a lecture outside this render: said, not failed
+            if name in failed:
+                continue
+            if name in rendered:
+                failed[name] = inside(message)
+            else:  # a lecture outside this render (a draft's neighbour): said, not failed
                 print(f"quarto: [{name}] course page: listed as failed: {inside(message.splitlines()[0])}",
                       file=sys.stderr)
     if failed:
