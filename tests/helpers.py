@@ -258,9 +258,10 @@ class ScriptRunCache:
 
     @cached_property
     def _inputs(self) -> dict:
-        from lecturekit.execute import cache
+        from lecturekit import inputs
         return {"format": self.FORMAT, "python": sys.version, "distributions": installed_distributions(),
-                "machine": cache.machine(), "env": student_env(), "code": cache.file_digests(self.code_dir)}
+                "machine": inputs.machine(), "env": student_env(),
+                "code": inputs.tree(self.code_dir, self.code_dir.parent)}
 
     def key(self, script: Path, args: tuple = ()) -> str:
         inputs = {**self._inputs, "script": script.relative_to(self.code_dir).as_posix(), "args": list(args)}

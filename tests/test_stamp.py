@@ -55,17 +55,17 @@ MUTATIONS = {
 
 def kit_edited(root, monkeypatch):
     """A copy of the kit with one module edited (the real kit is every test's)."""
-    from lecturekit.course.build import stamp
+    from lecturekit import inputs
     kit = root / "kit-copy" / "lecturekit"
-    shutil.copytree(stamp.KIT, kit, ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setattr(stamp, "KIT", kit)
+    shutil.copytree(inputs.KIT, kit, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(inputs, "KIT", kit)
     return kit
 
 
 def installed_changed(monkeypatch):
-    from lecturekit.course.build import stamp
-    installed = stamp._installed()
-    monkeypatch.setattr(stamp, "_installed", lambda: [*installed, ["purelib", "newpkg-1.0.dist-info", 0]])
+    from lecturekit import inputs
+    installed = inputs.installed()
+    monkeypatch.setattr(inputs, "installed", lambda: [*installed, ["purelib", "newpkg-1.0.dist-info", 0]])
 
 
 def holds(root):

@@ -29,7 +29,6 @@ body by the first line at which pandoc's reading of the lecture holds the constr
 from __future__ import annotations
 
 import glob
-import hashlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -37,6 +36,7 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import unquote, urlsplit
 
+from lecturekit import inputs
 from lecturekit.errors import LectureError
 from lecturekit.pandoc import PandocError, pandoc_binary, run_pandoc
 from lecturekit.read.events import EVENT_HANDLERS
@@ -405,15 +405,10 @@ def _option_text(cell: Cell) -> str:
 
 # ---- the check, with the line of what it found ------------------------------------------------------
 
-def _rules_digest() -> str:
-    """The judge's own code: a change to the rules judges every lecture again."""
-    h = hashlib.sha256()
+def _rules_digest() -> list[str]:
+    """The judge's own code and program: a change to the rules judges every lecture again."""
     here = Path(__file__).parent
-    for name in ("markup.py", "events.py"):
-        h.update((here / name).read_bytes())
-    pandoc = Path(pandoc_binary())
-    h.update(f"{pandoc}:{pandoc.stat().st_size}:{pandoc.stat().st_mtime_ns}".encode())
-    return h.hexdigest()
+    return [*(inputs.file(here / name) for name in ("markup.py", "events.py")), inputs.executable(Path(pandoc_binary()))]
 
 
 def _cached_judge(source: LectureMarkdown, cache: Path | None) -> Verdict:
@@ -421,7 +416,7 @@ def _cached_judge(source: LectureMarkdown, cache: Path | None) -> Verdict:
     render that changed no prose runs no pandoc here. Only a passing verdict is kept; the files it
     names are checked at every read."""
     strings = [s.text for s in source.strings]
-    key = hashlib.sha256(json.dumps([_rules_digest(), strings, source.body]).encode()).hexdigest()
+    key = inputs.data(json.dumps([_rules_digest(), strings, source.body]).encode())
     if cache is not None:
         try:
             kept = json.loads(cache.read_text(encoding="utf-8"))

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lecturekit import inputs
 from lecturekit.course.site import course_page
-from lecturekit.execute import cache
 from lecturekit.execute.build import ExecutedLecture, Lookup, complete, look_up
 from lecturekit.errors import LectureError
 from lecturekit.write.figures import write_figures
@@ -244,9 +244,9 @@ def build_course(project: Project, lecture_dirs: Iterable[Path], format_names: l
     format_names = list(format_names or FORMATS)
     jobs = max(1, jobs or default_jobs())
     project.sweep_leftovers()
-    versions = cache.environment_versions()
+    versions = inputs.versions()
     theme = theme_digest(project)
-    with cache.code_read_once():  # the plan keys and checks every lecture: code/ is read once
+    with inputs.read_once():  # the plan keys and checks every lecture: code/ is listed once
         plans = plan(project, lecture_dirs, format_names, versions=versions, theme=theme, fresh=fresh,
                      execute_only=execute_only, force=force, accept=accept)
     results: dict[str, LectureResult] = {}

@@ -82,10 +82,10 @@ class PreviewDeck:
 
     def __init__(self, project: Project, lecture_dir: Path, say: Callable[[str], None] = print,
                  quarto: bool = False, verify: bool = False) -> None:
-        from lecturekit.execute import cache
+        from lecturekit import inputs
         self.project, self.lecture_dir, self.say, self.quarto = project, lecture_dir, say, quarto
         self.builds = 0  # decks written (the server tells the browser after each)
-        self.versions = cache.environment_versions()
+        self.versions = inputs.versions()
         self.preview = PreviewProject(project.root)
         self.path = self.preview.output_dir / lecture_dir.name / "slides.html"
         self.path.parent.mkdir(parents=True, exist_ok=True)

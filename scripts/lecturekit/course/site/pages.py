@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from lecturekit import inputs
 from lecturekit.errors import LectureError
 from lecturekit.fsutil import write_if_changed
 from lecturekit.project import check_lecture_name
@@ -168,7 +169,7 @@ def write_assets(project: Project) -> list[Path]:
 # ---- search ----------------------------------------------------------------------------------------------
 
 SEARCH_INDEX = "search-index.js"
-DOCUMENTS_FORMAT = 2  # bump when what page_documents reads changes: kept documents are read again
+DOCUMENTS_FORMAT = 3  # bump when what page_documents reads changes: kept documents are read again
 _SKIPPED = {"script", "style", "nav", "button", "details"}  # not the text, or the answers (folded)
 _HEADER = {("h1", "title"): "title", ("span", "subtitle"): "subtitle", ("p", "title-en"): "title-en"}
 _VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
@@ -256,10 +257,9 @@ def page_documents(page: Path, lecture: str, meta: Meta) -> list[dict[str, str]]
 
 
 def _cached_documents(project: Project, page: Path, lecture: str, meta: Meta) -> list[dict[str, str]]:
-    """A page's search documents, read again only when the page (or its front matter) changed: a
-    course of 91 pages is not parsed on every render."""
-    stat = page.stat()
-    stamp = [DOCUMENTS_FORMAT, stat.st_size, stat.st_mtime_ns, json.dumps(meta, sort_keys=True, default=str)]
+    """A page's search documents, read again only when the page (its bytes) or its front matter
+    changed: a course of 91 pages is not parsed on every render."""
+    stamp = [DOCUMENTS_FORMAT, inputs.file(page), json.dumps(meta, sort_keys=True, default=str)]
     cache = project.build_dir / lecture / "search-documents.json"
     try:
         kept = json.loads(cache.read_text(encoding="utf-8"))
