@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from lecturekit import meter
+from lecturekit.course.scaffold.courses import find_quarto  # noqa: F401  (the tests import it from here)
 from lecturekit.course.scaffold.projects import ProjectBuilder
 from lecturekit.read.frontmatter import with_defaults
 from lecturekit.read.qmd import split_front_matter
@@ -32,13 +33,6 @@ RENDER, CHECK = str(BIN / "lecture-render"), str(BIN / "lecture-check")
 # (the workflow's suite job, .ci/run) conftest.py reports that skip as a failure.
 NO_QUARTO = "no Quarto CLI: set $QUARTO or put quarto on PATH (.ci/run uses ../shared/quarto/bin/quarto)"
 REQUIRE_QUARTO = "LECTUREKIT_REQUIRE_QUARTO"
-
-
-def find_quarto() -> str | None:
-    found = os.environ.get("QUARTO") or shutil.which("quarto")
-    if found and Path(found).exists():
-        return found
-    return None
 
 
 FRONT = textwrap.dedent("""\

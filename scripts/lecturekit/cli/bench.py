@@ -47,7 +47,7 @@ from typing import Any
 
 from lecturekit import meter
 from lecturekit.course.scaffold.browser import launch_chromium, preview_server, seconds_to_screen
-from lecturekit.course.scaffold.courses import (add_prose, lecture_project, prose_edit, quarto_ready,
+from lecturekit.course.scaffold.courses import (add_prose, find_quarto, lecture_project, prose_edit, quarto_ready,
                                                 synthetic_course, write_synthetic)
 from lecturekit.fsutil import write_atomic
 
@@ -276,11 +276,6 @@ def bench_preview(args: argparse.Namespace, tmp: Path, lecture: str) -> dict[str
 
 
 # ---- one lecture, quarto render ------------------------------------------------------------------
-
-def find_quarto() -> str | None:
-    found = os.environ.get("QUARTO") or shutil.which("quarto")
-    return found if found and Path(found).exists() else None
-
 
 def quarto_project(folder: Path, source: Path, lecture: str) -> Path:
     """A lecture project Quarto can render (scaffold.courses.quarto_ready: this checkout's scripts and venv)."""

@@ -1,6 +1,7 @@
 """Throwaway courses, for the tests and the benchmark: a real lecture copied with the course code,
 a generated course of N small lectures, a project Quarto can render, and an author's prose edit.
 """
+import os
 import shutil
 import textwrap
 from collections.abc import Callable
@@ -10,6 +11,12 @@ from lecturekit.course.scaffold.projects import SOURCE, ProjectBuilder
 
 # Words added to a sentence of plain prose: the execution stays cached, the products are written again.
 PROSE_EDIT = " (আবার পড়ুন)"
+
+
+def find_quarto() -> str | None:
+    """The Quarto CLI the tests and the bench run: `$QUARTO`, else `quarto` on PATH; None without one."""
+    found = os.environ.get("QUARTO") or shutil.which("quarto")
+    return found if found and Path(found).exists() else None
 
 
 def lecture_project(folder: Path, source: Path, lecture: str) -> Path:
