@@ -237,7 +237,7 @@ def test_read(case, project_builder, loopback, request):
         assert err.line == line if line else err.line, (line, message)
         assert "\n" not in message, message
         for text in case.texts:
-            assert text in message, message
+            assert text in err.message, message
         for text in case.absent:
             assert text not in message, message
         assert took < (case.seconds or float("inf")), f"{took:.1f} s: {message}"
@@ -631,12 +631,12 @@ def test_batch(case, via, batches, loopback, request):
         assert batch.result.args < case.seconds, batch.result.args
     if case.refused:
         path, line = blamed(case, folder, batch.root)
-        lines = naming(log, path.relative_to(batch.root).as_posix(), line)
-        assert any(all(text in message for text in case.texts) for message in lines), (case.id, lines, log[-3000:])
+        rel = path.relative_to(batch.root).as_posix()
+        start = {"render": f"error: {batch.root}/{rel}:", "quarto": f"error: {rel}:", "check": "error: "}[via]
+        messages = [message for message in naming(log, rel, line) if message.startswith(start)]
+        assert any(all(text in message for text in case.texts) for message in messages), (case.id, log[-3000:])
         if via == "render":
             assert f"[{case.folder}] FAILED" in log, log[-3000:]
-        if via == "quarto":
-            assert any(named.startswith("error: ") for named in lines), lines
     else:
         assert not naming(log, f"lectures/{case.folder}/index.qmd", None), log[-3000:]
         assert batch.output(case, "slides.html").is_file(), log[-3000:]
@@ -658,8 +658,9 @@ def test_quarto_render_of_the_source_alone(case, batches, loopback):
     run = quarto(batch.root, f"lectures/{case.folder}/index.qmd")
     log = run.stdout + run.stderr
     assert run.returncode == 1, log[-3000:]
-    assert any(named.startswith("error: ") and all(text in log for text in case.texts)
-               for named in naming(log, path.relative_to(batch.root).as_posix(), line)), log[-3000:]
+    rel = path.relative_to(batch.root).as_posix()
+    assert any(message.startswith(f"error: {rel}:{line}: ") and all(text in message for text in case.texts)
+               for message in naming(log, rel, line)), log[-3000:]
     assert not (batch.root / "_output" / case.folder).exists()
     assert loopback.asked == [], loopback.asked
 
