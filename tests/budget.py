@@ -7,8 +7,8 @@ used during its setup, call and teardown: this process's own and reaped children
 (`os.times()`) plus the times of the descendants still alive (`/proc/<pid>/stat`, which also
 counts their reaped children). A fixture's setup is charged to the test that first needs it.
 
-A test belongs to a lecture when its id names one (`[09-nn-module]`, `[10-training-loop/08_resume.py]`)
-or its module is that lecture's own (`test_lecture09.py`), else it is fixed. The same rule chooses what
+A test belongs to a lecture when its id names one (`[09-nn-module]`, `[10-training-loop/08_resume.py]`),
+else it is fixed. The same rule chooses what
 `scripts/test --lecture NAME` and `--fixed` run (conftest.py marks each test with its scope). A
 fixture that works for several lectures at once (their executions side by side) says which lecture
 each part was for: `charge(lecture, cpu)` moves that much from the test that set it up to the
@@ -99,16 +99,12 @@ class Ledger:
                 self.charges[(self.current.nodeid, lecture)] += cpu
 
     def lecture_of(self, item) -> str | None:
-        """The lecture a test is for: the one its parameters' id names, else the one its module is
-        about (`test_lecture09.py`: 09-nn-module's own facts), else None (fixed)."""
+        """The lecture a test is for: the one its parameters' id names, else None (fixed)."""
         callspec = getattr(item, "callspec", None)
         if callspec is not None:
             for name in self.lectures:
                 if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w])", callspec.id):
                     return name
-        module = re.fullmatch(r"test_lecture(\d+)\.py", Path(str(getattr(item, "path", ""))).name)
-        if module:
-            return next((name for name in self.lectures if name.split("-")[0] == module[1]), None)
         return None
 
     def measure(self, item, phase: str):

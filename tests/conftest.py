@@ -1,6 +1,7 @@
 """Shared fixtures: the real project rendered once, its lectures, throwaway projects built by
 lecturekit's `ProjectBuilder` (the same builder the benchmark uses), a browser; each test's CPU cost,
 summed per lecture at the end (budget.py). What the tests share besides fixtures is in helpers.py."""
+import os
 import signal
 from pathlib import Path
 
@@ -18,7 +19,8 @@ if Path(lecturekit.__file__).resolve().parents[2] != ROOT:
                 "run scripts/setup", returncode=4)
 
 from budget import LEDGER  # noqa: E402
-from helpers import MiniProject, ProjectBuilder, ScriptRunCache, ScriptRuns, run_render  # noqa: E402
+from helpers import (NO_QUARTO, REQUIRE_QUARTO, MiniProject, ProjectBuilder, ScriptRunCache,  # noqa: E402
+                     ScriptRuns, run_render)
 
 # A suite started with SIGINT ignored (nohup, a background job of a shell without job control)
 # would pass that on to every render it starts, and the Ctrl-C tests would find renders that cannot
@@ -69,6 +71,24 @@ def selected_lectures(config) -> list[str]:
     suite: the fixed tests read the whole course, its page and every lecture's products)."""
     lectures = config.getoption("lecture")
     return [] if config.getoption("fixed") or not lectures else sorted(lectures)
+
+
+# ---- Quarto where it is expected: a test that needs one fails without it, instead of skipping ----
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """With $LECTUREKIT_REQUIRE_QUARTO set (the workflow's suite job, .ci/run), a test skipped for
+    want of Quarto (its reason NO_QUARTO, whether a mark, a fixture or the test itself skipped) is
+    reported failed: there a Quarto that is not found is a broken setup, not a test that does not
+    apply. Unset (a machine without Quarto), the skip stays a skip."""
+    report = yield
+    if report.skipped and os.environ.get(REQUIRE_QUARTO) and not hasattr(report, "wasxfail"):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else ""
+        if reason.removeprefix("Skipped: ") == NO_QUARTO:
+            report.outcome = "failed"
+            where = f"$QUARTO={os.environ['QUARTO']!r}" if os.environ.get("QUARTO") else "no `quarto` on PATH"
+            report.longrepr = f"{REQUIRE_QUARTO} is set: this run needs the Quarto CLI and found none ({where}): {NO_QUARTO}"
+    return report
 
 
 # ---- the time budget: every test's CPU cost, summed per lecture at the end (tests/budget.py) -----

@@ -5,19 +5,20 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
 import textwrap
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
 import pytest
 
-from lecturekit.course.scaffold import ProjectBuilder
+from lecturekit.course.scaffold.projects import ProjectBuilder
 from lecturekit.read.frontmatter import with_defaults
 from lecturekit.read.qmd import split_front_matter
 
@@ -26,6 +27,20 @@ PYTHON = sys.executable
 # The kit's commands, installed into the venv by scripts/setup (pyproject.toml [project.scripts]).
 BIN = Path(PYTHON).parent
 RENDER, CHECK = str(BIN / "lecture-render"), str(BIN / "lecture-check")
+
+# The real Quarto CLI, for the tests that run it: $QUARTO, else `quarto` on PATH. Without one they
+# skip with NO_QUARTO as their reason, except where a Quarto is expected: with REQUIRE_QUARTO set
+# (the workflow's suite job, .ci/run) conftest.py reports that skip as a failure.
+NO_QUARTO = "no Quarto CLI: set $QUARTO or put quarto on PATH (.ci/run uses ../shared/quarto/bin/quarto)"
+REQUIRE_QUARTO = "LECTUREKIT_REQUIRE_QUARTO"
+
+
+def find_quarto() -> str | None:
+    found = os.environ.get("QUARTO") or shutil.which("quarto")
+    if found and Path(found).exists():
+        return found
+    return None
+
 
 FRONT = textwrap.dedent("""\
     ---
@@ -213,6 +228,7 @@ class ScriptRun:
     stdout: str
     stderr: str
     left: list  # files the script left in the folder it ran from
+    written: dict = field(default_factory=dict)  # each left file's size and first bytes: {name: {bytes, head}}
 
 
 def student_env() -> dict:
@@ -227,7 +243,9 @@ def run_student_script(script: Path, cwd: Path, *args: str) -> ScriptRun:
     done = subprocess.run([PYTHON, str(script), *args], cwd=cwd, env=student_env(), capture_output=True,
                           text=True, timeout=300)
     left = sorted(str(p.relative_to(cwd)) for p in cwd.rglob("*"))
-    return ScriptRun(script, done.returncode, done.stdout, done.stderr, left)
+    written = {str(p.relative_to(cwd)): {"bytes": p.stat().st_size, "head": p.read_bytes()[:16].hex()}
+               for p in cwd.rglob("*") if p.is_file() and not p.is_symlink()}
+    return ScriptRun(script, done.returncode, done.stdout, done.stderr, left, written)
 
 
 def installed_distributions(python: str = PYTHON) -> list:
@@ -247,7 +265,7 @@ class ScriptRunCache:
     with. A prose edit or a kit change leaves the key as it is; any of these changes it and the
     script runs again. An entry whose digest does not match what it holds is run again."""
 
-    FORMAT = 1
+    FORMAT = 2
     KEEP = 2  # entries per script
 
     def __init__(self, folder: Path, code_dir: Path):
@@ -278,7 +296,9 @@ class ScriptRunCache:
             if stored["sha256"] != self._digest(record):
                 raise ValueError("what it holds does not match its digest")
             return ScriptRun(script, int(record["returncode"]), str(record["stdout"]), str(record["stderr"]),
-                             [str(name) for name in record["left"]])
+                             [str(name) for name in record["left"]],
+                             {str(name): {"bytes": int(file["bytes"]), "head": str(file["head"])}
+                              for name, file in record["written"].items()})
         except FileNotFoundError:
             return None
         except (OSError, ValueError, KeyError, TypeError) as err:
@@ -287,7 +307,8 @@ class ScriptRunCache:
 
     def store(self, run: ScriptRun, args: tuple = ()) -> None:
         from lecturekit.fsutil import write_atomic
-        record = {"returncode": run.returncode, "stdout": run.stdout, "stderr": run.stderr, "left": run.left}
+        record = {"returncode": run.returncode, "stdout": run.stdout, "stderr": run.stderr, "left": run.left,
+                  "written": run.written}
         path = self._path(run.script, self.key(run.script, args))
         write_atomic(path, json.dumps({"sha256": self._digest(record), "record": record},
                                       ensure_ascii=False).encode("utf-8"))
@@ -299,7 +320,7 @@ class ScriptRunCache:
 class ScriptRuns:
     """Each student script run once per test session, its output shared by every test that reads it
     (test_bazarghar: it runs and leaves nothing behind; test_scripts: its lines agree with the
-    lecture's; a lecture's own test: it prints what the handout shows), and kept across sessions in
+    lecture's; test_facts: it prints what the lecture's facts say), and kept across sessions in
     a ScriptRunCache: a session where nothing it depends on changed runs it not at all. The first
     test that needs a script runs every selected script of that lecture not in the cache, two at a time."""
 
@@ -309,7 +330,10 @@ class ScriptRuns:
         self.cache = cache
         self.runs: dict = {}
 
-    def of(self, script: Path) -> ScriptRun:
+    def of(self, script: Path, args: tuple = ()) -> ScriptRun:
+        """The script's run (`python NN_name.py *args`); a run with arguments is its own run."""
+        if args:
+            return self._with_args(script, tuple(args))
         if script not in self.runs:
             batch = [s for s in self.selected if s.parent == script.parent and s not in self.runs]
             batch = batch if script in batch else [script, *batch]
@@ -323,6 +347,16 @@ class ScriptRuns:
                     if self.cache is not None and run.returncode == 0:  # a failure is never kept
                         self.cache.store(run)
         return self.runs[script]
+
+    def _with_args(self, script: Path, args: tuple) -> ScriptRun:
+        if (script, args) not in self.runs:
+            run = self.cache.load(script, args) if self.cache is not None else None
+            if run is None:
+                run = run_student_script(script, self.folder_for(script), *args)
+                if self.cache is not None and run.returncode == 0:
+                    self.cache.store(run, args)
+            self.runs[(script, args)] = run
+        return self.runs[(script, args)]
 
 
 def copy_project(source: Path, target: Path, *, built: bool = True) -> Path:

@@ -35,7 +35,7 @@ import nbformat
 import pytest
 
 from bad_inputs import BASE_FRONT, CASES, OUTSIDE_FILES, Case, red_png
-from helpers import FRONT, RENDER, ROOT, ProjectBuilder, processes_under, run_check, start_render, \
+from helpers import FRONT, NO_QUARTO, RENDER, ROOT, ProjectBuilder, processes_under, run_check, start_render, \
     start_slow_handout
 from lecturekit import schema
 from lecturekit.ansi import strip_ansi, terminal_text
@@ -542,7 +542,9 @@ def copied_project_byte_identical(case, ctx):
 
 # ---- batches: one project, one render (and one check, one `quarto render`) ---------------------------
 
-BATCHED = [(case, via) for case in CASES if case.batch for via in case.via if via in ("render", "check", "quarto")]
+BATCHED = [pytest.param(case, via, id=f"{case.id}-{via}",
+                        marks=[pytest.mark.skipif(QUARTO is None, reason=NO_QUARTO)] if via == "quarto" else [])
+           for case in CASES if case.batch for via in case.via if via in ("render", "check", "quarto")]
 
 
 @dataclass
@@ -576,6 +578,8 @@ def batches(tmp_path_factory, loopback):
     def run(batch, via):
         if (batch, via) in runs:
             return runs[batch, via]
+        if via == "quarto" and QUARTO is None:
+            pytest.skip(NO_QUARTO)
         members = [case for case in CASES if case.batch == batch and via in case.via]
         rendered = runs.get((batch, "render")) if via == "quarto" else None
         if rendered is None and via == "quarto" and any("render" in case.via for case in members):
@@ -600,8 +604,6 @@ def batches(tmp_path_factory, loopback):
         elif via == "check":
             result = run_check(root, "--quiet")
         else:
-            if QUARTO is None:
-                pytest.skip("no Quarto CLI: set $QUARTO or put quarto on PATH")
             with_the_kit(root)
             result = quarto(root)
         runs[batch, via] = BatchRun(root, result, members)
@@ -609,7 +611,7 @@ def batches(tmp_path_factory, loopback):
     return run
 
 
-@pytest.mark.parametrize("case,via", BATCHED, ids=[f"{case.id}-{via}" for case, via in BATCHED])
+@pytest.mark.parametrize("case,via", BATCHED)
 def test_batch(case, via, batches, loopback, request):
     batch = batches(case.batch, via)
     log = batch.log
@@ -909,8 +911,8 @@ ATTRIBUTE_VALUES = {
     "date-meta": "pandoc writes it only for a date it could read, as YYYY-MM-DD",
     "it.value": "title-slide-attributes: the front-matter schema has no such key; the filter writes it",
     "dir": "no front-matter key (the schema refuses it)",
-    "page-root": "formats/html.lua: ../ or empty", "it.href": "course/pages.py: a lecture folder's product",
-    "page-links.previous.href": "course/pages.py: ../<lecture folder>/", "page-links.next.href": "the same",
+    "page-root": "formats/html.lua: ../ or empty", "it.href": "course/site/pages.py: a lecture folder's product",
+    "page-links.previous.href": "course/site/pages.py: ../<lecture folder>/", "page-links.next.href": "the same",
     "revealjs-url": "the kit's node_modules path", "theme": "the schema's theme names", "css": "a path the reader checked",
     "highlightjs-theme": "the schema's pattern", "idprefix": "not set by the kit", "quarto-version": "Quarto's",
     "reveal-jsscripts": "Quarto's plugin paths", "sep": "template syntax", "endfor": "template syntax",
@@ -944,7 +946,7 @@ def test_every_template_attribute_value_is_escaped_or_fixed():
 
 def test_the_course_page_escapes_every_value():
     """The course page (Jinja2): every value escaped for HTML and attributes, none marked safe."""
-    from lecturekit.course.site import TEMPLATES, _templates
+    from lecturekit.course.site.course_page import TEMPLATES, _templates
     assert _templates().autoescape is True
     template = (TEMPLATES / "course.html.j2").read_text(encoding="utf-8")
     assert not re.search(r"\|\s*safe\b|autoescape\s+false|Markup\(", template)

@@ -32,7 +32,7 @@ from lecturekit.check.report import lecture_report  # noqa: E402
 from lecturekit.check.run import check_lecture  # noqa: E402
 from lecturekit.errors import LectureError  # noqa: E402
 from lecturekit.project import Project  # noqa: E402
-from lecturekit.course.scaffold import ProjectBuilder  # noqa: E402
+from lecturekit.course.scaffold.projects import ProjectBuilder  # noqa: E402
 from budget import charge  # noqa: E402
 from helpers import run_measured  # noqa: E402
 

@@ -266,7 +266,7 @@ def test_a_prose_edit_in_a_middle_part_rewrites_its_slides_in_place(mini, browse
     render's, and the served deck's slides equal a full render's, slide by slide; what the page
     shows of them equals a page loaded afresh. An edit that adds a numbered thing writes the whole
     deck again."""
-    from lecturekit.course.preview import full_slides, served_slides
+    from lecturekit.course.preview.server import full_slides, served_slides
     from lecturekit.project import Project
     mini.write("".join(f"{{{{< include {name} >}}}}\n\n" for name in PARTS), sections=PARTS)
     middle = mini.lecture / "_01-middle.qmd"

@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any
 from collections.abc import Callable
 
-from lecturekit.course.scaffold import ProjectBuilder, _ignore
+from lecturekit.course.scaffold.projects import ProjectBuilder, _ignore
 from lecturekit.fsutil import write_atomic
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -280,7 +280,7 @@ def time_python(code: str, cwd: Path, repeat: int = 3) -> float:
 
 def embedding_seconds(project: Path, lecture: str) -> tuple[float, dict[str, float]]:
     """pandoc's reveal.js run with and without --embed-resources: what embedding costs."""
-    import pypandoc  # type: ignore[import-untyped]
+    from lecturekit.pandoc import run_pandoc
     from lecturekit.project import Project
     from lecturekit.execute.build import execute_lecture
     from lecturekit.write.formats import REVEALJS
@@ -295,8 +295,7 @@ def embedding_seconds(project: Path, lecture: str) -> tuple[float, dict[str, flo
     times = {}
     for name, extra in (("embedded", args), ("linked", [a for a in args if a != "--embed-resources"])):
         started = time.perf_counter()
-        subprocess.run([pypandoc.get_pandoc_path(), str(source), *extra, "-o", os.devnull], cwd=writer.build,
-                       check=True, capture_output=True)
+        run_pandoc([str(source), *extra, "-o", os.devnull], cwd=writer.build)
         times[name] = time.perf_counter() - started
     return times["embedded"] - times["linked"], times
 
@@ -326,7 +325,7 @@ def bench_ours(args: argparse.Namespace, tmp: Path, lecture: str) -> dict[str, A
     embed, embed_runs = embedding_seconds(project, lecture)
     torch_label, torch_cell = _first_torch_cell(project, lecture, cells)
     import_torch = max(time_python("import torch", project, repeat=2) - time_python("pass", project, repeat=2), 0.0)
-    startup = time_python("import lecturekit.cli.render, lecturekit.course.builder", project)
+    startup = time_python("import lecturekit.cli.render, lecturekit.course.build.builder", project)
     versions_probe = max(time_python("from lecturekit.execute import cache; cache.environment_versions()", project)
                          - time_python("from lecturekit.execute import cache", project), 0.0)
     stages = {
@@ -437,7 +436,7 @@ def bench_preview(args: argparse.Namespace, tmp: Path, lecture: str) -> dict[str
                 browser.close()
             load = os.getloadavg()[0]
             # What the browser was shown, against a full render of the same sources.
-            from lecturekit.course.preview import full_slides, served_slides
+            from lecturekit.course.preview.server import full_slides, served_slides
             from lecturekit.project import Project
             time.sleep(0.5)
             same = served_slides(Project(project), project / "lectures" / lecture) == \

@@ -1,7 +1,7 @@
 """The execute stage: a lecture's sources -> its executed notebook, from the cache when it is valid.
 
 It reads and executes; it writes nothing but the notebook. The products and the figures are the
-write stage's, which the caller runs next (course/builder.py), and a format option nobody can write
+write stage's, which the caller runs next (course/build/builder.py), and a format option nobody can write
 is the write stage's to refuse, before this stage starts a kernel."""
 from __future__ import annotations
 

@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
 STAMP = "stamp.json"  # in _build/<lecture>/, and the course's in _build/
 FORMAT = 2  # bump when what a stamp covers changes
-KIT = Path(__file__).resolve().parents[1]  # scripts/lecturekit
+KIT = Path(__file__).resolve().parents[2]  # scripts/lecturekit
 SKIPPED = ("__pycache__",)
 
 
@@ -124,7 +124,7 @@ def course_inputs(project: Project, formats: Iterable[str]) -> str:
     _tree(h, project.code_dir, root)
     _tree(h, KIT, KIT.parent)
     # Which lectures there are and every one's front matter (its index.qmd): a page links its
-    # neighbours by title (course/pages.py), so a new lecture or another's title rewrites it.
+    # neighbours by title (course/site/pages.py), so a new lecture or another's title rewrites it.
     for folder in project.lectures():
         _file(h, folder / "index.qmd", root)
     h.update(json.dumps({"python": sys.version, "installed": _installed(),
@@ -168,8 +168,8 @@ def lecture_state(project: Project, name: str, products: Iterable[str]) -> dict[
     """Size and time of what a render left for the lecture: cache entries, notebook, figures, products."""
     from lecturekit.write.figures import lecture_figures_dir
     paths = [*_listing(project.build_dir / "cache" / name), project.notebook_path(name),
-             project.build_dir / name / "_metadata.yml",  # the page's links (course/pages.py's LINKS_FILE)
-             project.build_dir / name / "products.json",  # what each product was written from (course/products.py)
+             project.build_dir / name / "_metadata.yml",  # the page's links (course/site/pages.py's LINKS_FILE)
+             project.build_dir / name / "products.json",  # what each product was written from (course/build/products.py)
              *_listing(lecture_figures_dir(project.root, name)),
              *(project.output_dir / name / product for product in products)]
     return _stats(paths, project.root)
@@ -177,7 +177,7 @@ def lecture_state(project: Project, name: str, products: Iterable[str]) -> dict[
 
 def course_state(project: Project, names: Iterable[str]) -> dict[str, list[int]]:
     """The course page, every lecture's code zip and the pages' shared assets and search index
-    (`_output/assets/`, course/pages.py's ASSETS), as they are."""
+    (`_output/assets/`, course/site/pages.py's ASSETS), as they are."""
     return _stats([project.output_dir / "index.html", *(project.output_dir / n / "code.zip" for n in names),
                    *_listing(project.output_dir / "assets")], project.root)
 

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 MANIFEST = "products.json"
 MAX_MANIFEST_BYTES = 1_000_000  # a few hundred bytes per format
 # The write stage's own code: a change to it changes every product.
-WRITER_MODULES = ("emit.py", "formats.py", "writers.py")
+WRITER_MODULES = ("emit.py", "formats.py", "writers.py", "pdfprefs.py")
 WRITERS = ("scripts/render", "quarto")  # who wrote a product (said in the record, not in its inputs)
 
 
@@ -55,10 +55,10 @@ def theme_digest(project: Project) -> str:
         path = project.root / name
         if path.exists():
             h.update(hashlib.sha256(path.read_bytes()).digest())
-    here = Path(__file__).parents[1] / "write"
+    here = Path(__file__).parents[2] / "write"
     for module in WRITER_MODULES:
         h.update((here / module).read_bytes())
-    engines = ["pypandoc-binary"] + [f.finish.package for f in FORMATS.values() if f.finish and f.finish.package]
+    engines = ["pypandoc-binary"] + [package for f in FORMATS.values() if f.finish for package in f.finish.packages]
     h.update(json.dumps([_version(name) for name in engines]).encode())
     return h.hexdigest()
 
@@ -67,7 +67,7 @@ def product_inputs(theme: str, nb_bytes: bytes, lecture_root: Path, fmt_name: st
     """The hash a product is written from: executed notebook, the lecture folder, theme, format;
     `links`: and the lecture's links to the rest of the course (the page shows them). The same for
     both paths: which one writes the product is not an input of it."""
-    from lecturekit.course.pages import links_path
+    from lecturekit.course.site.pages import links_path
     from lecturekit.write.figures import lecture_figures_dir
     h = hashlib.sha256()
     h.update(f"{theme}\0{fmt_name}\0".encode())
@@ -77,7 +77,7 @@ def product_inputs(theme: str, nb_bytes: bytes, lecture_root: Path, fmt_name: st
     figures = lecture_figures_dir(Path(lecture_root).parent.parent, Path(lecture_root).name)
     if figures.is_dir():
         h.update(json.dumps(file_digests(figures)).encode())
-    # What the lecture's page links to besides itself (course/pages.py): a new neighbour rewrites it.
+    # What the lecture's page links to besides itself (course/site/pages.py): a new neighbour rewrites it.
     path = links_path(Path(lecture_root).parent.parent, Path(lecture_root).name)
     if links and path.exists():
         h.update(hashlib.sha256(path.read_bytes()).digest())

@@ -117,7 +117,7 @@ def write_page_links(project: Project, lecture_dirs: list[Path], has_code: Calla
             continue
         meta = next(meta for other, meta in readable if other.name == folder.name)
         data = page_links(readable, folder, has_code(folder, meta))
-        text = ("# The page's links to the rest of the course (scripts/lecturekit/course/pages.py writes\n"
+        text = ("# The page's links to the rest of the course (scripts/lecturekit/course/site/pages.py writes\n"
                 "# this before each render; Quarto reads it as this folder's metadata).\n"
                 + yaml.safe_dump(data, allow_unicode=True, sort_keys=False))
         write_if_changed(links_path(project.root, folder.name), text.encode("utf-8"))

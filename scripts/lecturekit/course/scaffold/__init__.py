@@ -1,0 +1,1 @@
+"""Throwaway projects built the same way for the tests and the benchmark."""
