@@ -549,13 +549,30 @@ BATCHED = [pytest.param(case, via, id=f"{case.id}-{via}",
 
 @dataclass
 class BatchRun:
+    via: str
     root: Path
     result: subprocess.CompletedProcess
     members: list
+    whole_checked: bool = False
 
     @property
     def log(self):
         return self.result.stdout + self.result.stderr
+
+    def check_whole(self):
+        """What holds for the run as a whole (checked once, for its first case): exit 1 when a case
+        is refused (else 0), no trace of Quarto's, no terminal sequence, the render's count of failed."""
+        if self.whole_checked:
+            return
+        log, refused = self.log, [member for member in self.members if member.refused]
+        assert self.result.returncode == (1 if refused else 0), log[-3000:]
+        if self.via == "quarto":  # Quarto's own traces: of its JavaScript, of a Lua filter
+            assert "Stack trace" not in log and "stack traceback" not in log, log[-3000:]
+        assert not control_characters(re.sub(r"\x1b\[[0-9;]*m", "", log) if self.via == "quarto" else log), \
+            repr([c for c in log if ord(c) < 32][:5])
+        if self.via == "render" and refused:
+            assert f"{len(refused)} failed" in self.result.stderr, self.result.stderr[-3000:]
+        self.whole_checked = True
 
     def output(self, case, product):
         return self.root / "_output" / case.folder / product
@@ -606,7 +623,7 @@ def batches(tmp_path_factory, loopback):
         else:
             with_the_kit(root)
             result = quarto(root)
-        runs[batch, via] = BatchRun(root, result, members)
+        runs[batch, via] = BatchRun(via, root, result, members)
         return runs[batch, via]
     return run
 
@@ -614,21 +631,10 @@ def batches(tmp_path_factory, loopback):
 @pytest.mark.parametrize("case,via", BATCHED)
 def test_batch(case, via, batches, loopback, request):
     batch = batches(case.batch, via)
-    log = batch.log
-    refused = [member for member in batch.members if member.refused]
-    folder = batch.root / "lectures" / case.folder
-    if refused:
-        assert batch.result.returncode == 1, log[-3000:]
-    else:
-        assert batch.result.returncode == 0, log[-3000:]
-    if via == "quarto":  # Quarto's own traces: of its JavaScript, of a Lua filter
-        assert "Stack trace" not in log and "stack traceback" not in log, log[-3000:]
+    batch.check_whole()
+    log, folder = batch.log, batch.root / "lectures" / case.folder
     for text in case.absent:
         assert text not in log, log[-3000:]
-    assert not control_characters(re.sub(r"\x1b\[[0-9;]*m", "", log) if via == "quarto" else log), \
-        repr([c for c in log if ord(c) < 32][:5])
-    if via == "render" and refused:
-        assert f"{len(refused)} failed" in batch.result.stderr, batch.result.stderr[-3000:]
     if case.seconds and via == "render":
         assert batch.result.args < case.seconds, batch.result.args
     if case.refused:
