@@ -20,7 +20,7 @@ import pytest
 
 from helpers import NO_QUARTO, ROOT
 from test_quarto import QUARTO, quarto
-from test_robust_read import line_of, pdf_image_sizes, red_png
+from test_bad_input import line_of, pdf_image_sizes, red_png
 
 pytestmark = pytest.mark.skipif(QUARTO is None, reason=NO_QUARTO)
 

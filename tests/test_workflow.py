@@ -120,8 +120,8 @@ def test_a_missing_quarto_fails_where_quarto_is_expected(tmp_path):
     path = [folder for folder in os.environ["PATH"].split(os.pathsep) if not shutil.which("quarto", path=folder)]
     without = {name: value for name, value in os.environ.items() if name not in ("QUARTO", REQUIRE_QUARTO)}
     without["PATH"] = os.pathsep.join(path)
-    tests = ["tests/test_robust_options.py::test_a_lecture_that_sets_one_revealjs_option_still_gets_its_handout_from_quarto",
-             "tests/test_robust_hostile.py::test_a_filter_refusal_stops_quarto_at_the_lecture_line"]
+    tests = ["tests/test_bad_input.py::test_batch[quarto: one revealjs option-quarto]",
+             "tests/test_bad_input.py::test_quarto_render_of_the_source_alone[svg slash onload]"]
 
     def run_tests(env):
         return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rfEs", *tests],
