@@ -16,7 +16,9 @@ from __future__ import annotations
 import datetime
 import difflib
 import functools
+import json
 import math
+import sys
 from collections.abc import Mapping
 from os import PathLike
 from pathlib import Path
@@ -27,6 +29,7 @@ import yaml
 from jsonschema.exceptions import ValidationError, best_match
 
 from lecturekit.errors import LectureError
+from lecturekit.fsutil import UnsafeFile, read_untrusted
 
 SCHEMAS = Path(__file__).parent / "schemas"
 
@@ -148,3 +151,36 @@ def misfit(value: Any, name: str) -> str | None:
     where = "/".join(str(part) for part in error.absolute_path) or "the top"
     message = error.message if len(error.message) <= 120 else error.message[:117] + "…"
     return f"at {where}: {message}"
+
+
+def read_state(path: str | PathLike[str], name: str, limit: int, what: str,
+               then: str = "what it recorded is made again") -> Any | None:
+    """A JSON state file of the kit's (`_build/…`), read through the one reader of untrusted files
+    (fsutil: no link, pipe or file over `limit` bytes) and checked against the schema `name`: the
+    record, or None when there is none. A damaged file (no regular file, oversize, not UTF-8 JSON,
+    of another shape) is None too, said in one warning naming it, `what` it is, why and `then`, what
+    the caller does instead; it is removed (a link itself, never what it points at), so a second
+    read in the same run says nothing and the caller's next write makes it again."""
+    path = Path(path)
+    remove = True
+    try:
+        data = read_untrusted(path, limit)
+        record = json.loads(data.decode("utf-8"))
+        problem = misfit(record, name)
+    except FileNotFoundError:
+        return None
+    except UnsafeFile as err:
+        problem = err.why
+    except OSError as err:  # unreadable (permissions): said, left for whoever can fix it
+        problem, remove = f"cannot read it: {err.strerror}", False
+    except (UnicodeDecodeError, ValueError, RecursionError) as err:  # ValueError: not JSON
+        problem = str(err).split("\n")[0][:120]
+    if problem is None:
+        return record
+    print(f"warning: {path}: discarded a damaged {what} ({problem}); {then}", file=sys.stderr, flush=True)
+    if remove:
+        try:
+            path.unlink(missing_ok=True)
+        except OSError:  # a folder where the file should be: the caller's write says so
+            pass
+    return None

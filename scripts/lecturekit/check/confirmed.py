@@ -11,20 +11,22 @@ tests/expected/.
 
 A record holds for the expectations file it was made against (its digest): after an accept, a pull
 or an edit of that file, the file's own digests are the baseline again. A record that does not read
-is ignored (the baseline is then the expectations file's, as on a fresh clone).
+is discarded with one warning (the baseline is then the expectations file's, as on a fresh clone).
 """
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from lecturekit import inputs
+from lecturekit import inputs, schema
 from lecturekit.fsutil import write_atomic
 from .records import CodeDigests
 
 RECORD = "confirmed.json"
+# A record larger than this is refused unread: it holds a short digest per file of the lecture and
+# code/ and two per cell (about 12 kB for each lecture of this course).
+MAX_RECORD_BYTES = 8_000_000
 
 
 @dataclass(frozen=True)
@@ -43,29 +45,15 @@ def _path(build_dir: Path, name: str) -> Path:
     return build_dir / name / RECORD
 
 
-def _digests(value: Any) -> bool:
-    return isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items())
-
-
 def load(build_dir: Path, name: str, expected: Path) -> Confirmed | None:
-    """The record made against this expectations file as it is now, or None."""
-    try:
-        data = json.loads(_path(build_dir, name).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
+    """The record made against this expectations file as it is now, or None (none, one made against
+    another, or a damaged one: discarded with one warning, schema.read_state)."""
+    data = schema.read_state(_path(build_dir, name), "confirmed", MAX_RECORD_BYTES, "record of confirmed digests",
+                             "the expectations file's digests are the baseline")
     digest = _expected_digest(expected)
-    if not isinstance(data, dict) or digest is None or data.get("expected") != digest:
+    if data is None or digest is None or data["expected"] != digest:
         return None
-    files, code = data.get("files"), data.get("code")
-    if not isinstance(files, dict) or not _digests(files) or not isinstance(code, dict) \
-            or not all(_digests(v) for v in code.values()):
-        return None
-    digests: dict[str, CodeDigests] = {}
-    for label, value in code.items():
-        if set(value) != {"cell", "before"}:
-            return None
-        digests[str(label)] = {"cell": value["cell"], "before": value["before"]}
-    return Confirmed(dict(files), digests)
+    return Confirmed(data["files"], data["code"])
 
 
 def save(build_dir: Path, name: str, expected: Path, confirmed: Confirmed) -> None:

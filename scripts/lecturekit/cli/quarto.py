@@ -107,14 +107,12 @@ def post_render() -> int:
     for target, source in placed:
         print(f"quarto: {os.path.relpath(target, project.root)}{' (draft)' if source == 'lectures' else ''}",
               file=sys.stderr)
-    pending = handoff.read_state(project.build_dir / handoff.PENDING, "list of pending products")
+    pending = handoff.read_state(project.build_dir / handoff.PENDING, "quarto-pending", "list of pending products")
     post.record(project, placed, pending)
     preview_pages.sweep_preview_pages(project)
     post.keep_sources_in_project(project.root)
     course_settled = not placed and pending.get("course", {}).get("settled") is True
-    inputs = pending.get("inputs")
-    status, failed = post.report_failures(project, site=not course_settled,
-                                          rendered=list(inputs) if isinstance(inputs, dict) else [])
+    status, failed = post.report_failures(project, site=not course_settled, rendered=list(pending.get("inputs", {})))
     post.record_stamps(project, pending, failed, PRODUCTS)
     return status
 

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import unquote, urlsplit
 
-from lecturekit import inputs
+from lecturekit import inputs, schema
 from lecturekit.errors import LectureError
 from lecturekit.pandoc import PandocError, pandoc_binary, run_pandoc
 from lecturekit.read.events import EVENT_HANDLERS
@@ -411,19 +411,21 @@ def _rules_digest() -> list[str]:
     return [*(inputs.file(here / name) for name in ("markup.py", "events.py")), inputs.executable(Path(pandoc_binary()))]
 
 
+# A kept verdict larger than this is refused unread: it names the files a lecture's markdown shows
+# (under a kB for each lecture of this course), and megabytes are no verdict the kit kept.
+MAX_VERDICT_BYTES = 4_000_000
+
+
 def _cached_judge(source: LectureMarkdown, cache: Path | None) -> Verdict:
     """`judge`, remembered for a lecture whose markdown passed (`_build/markup/<lecture>.json`): a
     render that changed no prose runs no pandoc here. Only a passing verdict is kept; the files it
     names are checked at every read."""
     strings = [s.text for s in source.strings]
     key = inputs.data(json.dumps([_rules_digest(), strings, source.body]).encode())
-    if cache is not None:
-        try:
-            kept = json.loads(cache.read_text(encoding="utf-8"))
-            if kept["key"] == key:
-                return Verdict([], [(str(t), None if i is None else int(i)) for t, i in kept["files"]])
-        except (OSError, ValueError, KeyError, TypeError):
-            pass  # none yet, or damaged: judged again
+    kept = None if cache is None else schema.read_state(cache, "markup-verdict", MAX_VERDICT_BYTES,
+                                                        "markup verdict", "the markdown is judged again")
+    if kept is not None and kept["key"] == key:
+        return Verdict([], [(target, string) for target, string in kept["files"]])
     verdict = judge(strings, source.body)
     if cache is not None and not verdict.findings:
         from lecturekit.fsutil import write_atomic

@@ -33,7 +33,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lecturekit import inputs
+from lecturekit import inputs, schema
 from lecturekit.execute.kernelenv import output_env
 from lecturekit.fsutil import write_atomic
 from lecturekit.read.glossary import glossary_path
@@ -43,6 +43,9 @@ if TYPE_CHECKING:
 
 STAMP = "stamp.json"  # in _build/<lecture>/, and the course's in _build/
 FORMAT = 3  # bump when what a stamp covers, or how, changes
+# A stamp larger than this is refused unread: a lecture's lists the files its render left (a few kB
+# for each lecture of this course), and one of megabytes is no stamp the kit wrote.
+MAX_STAMP_BYTES = 4_000_000
 
 
 def _hash(found: list[Any]) -> str:
@@ -113,12 +116,11 @@ def course_state(project: Project, names: Iterable[str]) -> dict[str, list[int]]
                    *_listing(project.output_dir / "assets")], project.root)
 
 
-def _read(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):  # none yet, or damaged: the lecture is planned in full
-        return {}
-    return data if isinstance(data, dict) else {}
+def _read(path: Path, kind: str, then: str) -> dict[str, Any]:
+    """The stamp at `path` checked against schemas/<kind>.yaml; {} when there is none or it is damaged
+    (said once, and removed: schema.read_state), so nothing holds and the render plans in full."""
+    found = schema.read_state(path, kind, MAX_STAMP_BYTES, "stamp", then)
+    return found if isinstance(found, dict) else {}
 
 
 def _course_path(project: Project) -> Path:
@@ -132,16 +134,16 @@ def _lecture_path(project: Project, name: str) -> Path:
 def settled(project: Project, name: str, inputs: str, products: Iterable[str]) -> list[str] | None:
     """The check's notes from the lecture's last render when nothing it is made from changed since
     and what that render left is as it left it; None otherwise."""
-    stamp = _read(_lecture_path(project, name))
-    if stamp.get("inputs") != inputs or stamp.get("state") != lecture_state(project, name, products):
+    stamp = _read(_lecture_path(project, name), "lecture-stamp", "the lecture is planned in full")
+    if stamp.get("inputs") != inputs or stamp["state"] != lecture_state(project, name, products):
         return None
-    notes = stamp.get("notes")
-    return [str(n) for n in notes] if isinstance(notes, list) else []
+    notes: list[str] = stamp["notes"]
+    return notes
 
 
 def course_settled(project: Project, inputs: Mapping[str, str]) -> bool:
-    stamp = _read(_course_path(project))
-    return stamp.get("inputs") == course_digest(inputs) and stamp.get("state") == course_state(project, inputs)
+    stamp = _read(_course_path(project), "course-stamp", "the course page and code zips are written again")
+    return stamp.get("inputs") == course_digest(inputs) and stamp["state"] == course_state(project, inputs)
 
 
 def course_digest(lectures: Mapping[str, str]) -> str:

@@ -8,14 +8,13 @@ lectures it could not build). Each product Quarto writes has our name (`PRODUCT_
 """
 from __future__ import annotations
 
-import json
 import os
 import re
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from lecturekit import schema
 from lecturekit.write.formats import FORMATS, HTML, REVEALJS, TYPST
 
 
@@ -80,19 +79,17 @@ EXCLUSION_MARK = "# render-all-exclusion"
 WRITER = "quarto"  # this path, as products.json names it
 
 
-def read_state(path: Path, what: str, kind: type = dict) -> dict[str, Any]:
-    """{name: `kind`} from a state file of ours; a file that is damaged (bytes, JSON, shape) is
-    discarded with one warning, and what it recorded is made again."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}
-    except (OSError, ValueError):  # ValueError: not UTF-8, not JSON
-        data = None
-    if isinstance(data, dict) and all(isinstance(value, kind) for value in data.values()):
-        return data
-    print(f"warning: {path}: damaged {what}, discarded (what it recorded is made again)", file=sys.stderr)
-    return {}
+# A state file larger than this is refused unread: the pending list of a course of 91 lectures holds
+# some hundreds of digests (tens of kB), and one of megabytes is no state file of ours.
+MAX_STATE_BYTES = 16_000_000
+
+
+def read_state(path: Path, kind: str, what: str) -> dict[str, Any]:
+    """A state file of ours checked against schemas/<kind>.yaml; {} when there is none or it is damaged
+    (bytes, JSON, shape, a link or a pipe), said in one warning and removed (schema.read_state): what
+    it recorded is made again."""
+    found = schema.read_state(path, kind, MAX_STATE_BYTES, what)
+    return found if isinstance(found, dict) else {}
 
 
 PENDING = "quarto-pending.json"  # in _build/: what pre-render handed Quarto, for post-render to record

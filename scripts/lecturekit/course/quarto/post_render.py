@@ -117,18 +117,18 @@ def record(project: Project, placed: list[tuple[Path, str]], pending: dict[str, 
     pre-render listed. The digests come from pre-render, so this step imports no executor. (A
     draft, in `_output/<lecture>/draft/`, replaces no checked product: nothing to note.)"""
     if pending is None:
-        pending = read_state(project.build_dir / PENDING, "list of pending products")
+        pending = read_state(project.build_dir / PENDING, "quarto-pending", "list of pending products")
     listed = pending.get("render", {})
     formats = {product: fmt for fmt, product in FORMAT_PRODUCTS.items()}
     checked = [target for target, source in placed if source == "_build"]
     for name in sorted({target.parent.name for target in checked}):
         manifest = Manifest(project, name)
-        digests = listed.get(name) if isinstance(listed.get(name), dict) else {}
+        digests = listed.get(name, {})
         for target in checked:
             if target.parent.name == name and target.name in formats:
                 fmt = formats[target.name]
                 digest = digests.get(fmt)
-                if isinstance(digest, str):
+                if digest is not None:
                     manifest.record(fmt, target.name, digest, WRITER)
                 else:  # not from the notebook pre-render listed: not known to be current
                     manifest.forget(fmt)
@@ -145,16 +145,14 @@ def record_stamps(project: Project, pending: dict[str, Any], failed: Mapping[str
     planned = {**pending.get("current", {}), **pending.get("render", {})}
     notes = pending.get("notes", {})
     for name, digests in planned.items():
-        if name in failed or not isinstance(inputs.get(name), str) or not isinstance(digests, dict):
+        if name in failed or name not in inputs:
             continue
         manifest = Manifest(project, name)
-        if digests and all(isinstance(d, str) and manifest.fresh(fmt, d) for fmt, d in digests.items()):
-            said = notes.get(name)
-            stamp.record(project, name, inputs[name], products, said if isinstance(said, list) else [])
+        if digests and all(manifest.fresh(fmt, digest) for fmt, digest in digests.items()):
+            stamp.record(project, name, inputs[name], products, notes.get(name, []))
     settled = pending.get("course", {}).get("settled") is True
     if inputs and not failed and not settled and all(
-            isinstance(digest, str) and stamp.settled(project, name, digest, products) is not None
-            for name, digest in inputs.items()):
+            stamp.settled(project, name, digest, products) is not None for name, digest in inputs.items()):
         stamp.record_course(project, inputs)
 
 
@@ -168,7 +166,7 @@ def report_failures(project: Project, site: bool = True, rendered: Collection[st
 
     def inside(error: str) -> str:
         return error.replace(f"{project.root.resolve()}/", "").replace(f"{project.root}/", "")
-    failed = {name: inside(error) for name, error in read_state(path, "list of failed lectures", str).items()}
+    failed = {name: inside(error) for name, error in read_state(path, "quarto-failed", "list of failed lectures").items()}
     path.unlink(missing_ok=True)
     if site or failed:
         from lecturekit.course.site import course_page

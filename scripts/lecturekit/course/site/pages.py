@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from lecturekit import inputs
+from lecturekit import inputs, schema
 from lecturekit.errors import LectureError
 from lecturekit.fsutil import write_if_changed
 from lecturekit.project import check_lecture_name
@@ -256,17 +256,21 @@ def page_documents(page: Path, lecture: str, meta: Meta) -> list[dict[str, str]]
     return documents
 
 
+# A page's kept search documents larger than this are refused unread: they hold the page's text
+# (about 150 kB for each lecture of this course), and many megabytes are no documents the kit kept.
+MAX_DOCUMENTS_BYTES = 32_000_000
+
+
 def _cached_documents(project: Project, page: Path, lecture: str, meta: Meta) -> list[dict[str, str]]:
     """A page's search documents, read again only when the page (its bytes) or its front matter
     changed: a course of 91 pages is not parsed on every render."""
     stamp = [DOCUMENTS_FORMAT, inputs.file(page), json.dumps(meta, sort_keys=True, default=str)]
     cache = project.build_dir / lecture / "search-documents.json"
-    try:
-        kept = json.loads(cache.read_text(encoding="utf-8"))
-        if kept["stamp"] == stamp:
-            return list(kept["documents"])
-    except (OSError, ValueError, KeyError, TypeError):
-        pass  # none yet, or damaged: read the page again
+    kept = schema.read_state(cache, "search-documents", MAX_DOCUMENTS_BYTES, "cache of search documents",
+                             "the page is read again")
+    if kept is not None and kept["stamp"] == stamp:
+        documents: list[dict[str, str]] = kept["documents"]
+        return documents
     documents = page_documents(page, lecture, meta)
     write_if_changed(cache, json.dumps({"stamp": stamp, "documents": documents}, ensure_ascii=False).encode("utf-8"))
     return documents
