@@ -150,8 +150,269 @@ def test_damaged_quarto_state_is_discarded_with_one_warning(copy, damage, capsys
     warnings = capsys.readouterr().err.splitlines()
     # Discarded once: the damaged file goes, so the second read finds none.
     assert len([w for w in warnings if "products.json: discarded a damaged" in w]) == 1, warnings
-    assert len([w for w in warnings if "quarto-pending.json: damaged" in w]) == 1, warnings
+    assert len([w for w in warnings if "quarto-pending.json: discarded a damaged" in w]) == 1, warnings
     assert json.loads(manifest.read_text(encoding="utf-8")) == {}  # the slides' digest was not pending
+
+
+# ---- every other state file: read through one reader and checked against its schema ---------------
+
+def _project(mini):
+    from lecturekit.project import Project
+    return Project(mini.root)
+
+
+def _stamp_inputs(mini):
+    from lecturekit.course.build import stamp
+    from lecturekit.write.formats import FORMATS
+    return stamp.inputs_of(_project(mini), ["demo"], FORMATS)
+
+
+def _products():
+    from lecturekit.write.formats import FORMATS
+    return [fmt.product for fmt in FORMATS.values()]
+
+
+def _lecture_stamp_used(mini, monkeypatch):
+    from lecturekit.course.build import stamp
+    return stamp.settled(_project(mini), "demo", _stamp_inputs(mini)["demo"], _products()) is not None
+
+
+def _course_stamp_used(mini, monkeypatch):
+    from lecturekit.course.build import stamp
+    return stamp.course_settled(_project(mini), _stamp_inputs(mini))
+
+
+def _handoff_used(name, kind):
+    def used(mini, monkeypatch):
+        from lecturekit.course.quarto import handoff
+        return handoff.read_state(mini.root / "_build" / name, kind, kind) != {}
+    return used
+
+
+def _confirmed_used(mini, monkeypatch):
+    from lecturekit.check import confirmed
+    return confirmed.load(mini.root / "_build", "demo", expected(mini)) is not None
+
+
+def _search_documents_used(mini, monkeypatch):
+    """Whether the page's kept documents were used (the page was not read again)."""
+    from lecturekit.course.site import pages
+    read_again = []
+    page_documents = pages.page_documents
+    monkeypatch.setattr(pages, "page_documents", lambda *args: read_again.append(1) or page_documents(*args))
+    page = mini.root / "_output" / "demo" / "index.html"
+    documents = pages._cached_documents(_project(mini), page, "demo", pages.lecture_meta(mini.lecture))
+    monkeypatch.undo()
+    assert documents and all(isinstance(d["title"], str) for d in documents)
+    return not read_again
+
+
+def _markup_verdict_used(mini, monkeypatch):
+    """Whether the kept verdict was used (the markdown was not judged again)."""
+    from lecturekit.read import markup
+    from lecturekit.read.qmd import read_lecture
+    judged = []
+    judge = markup.judge
+    monkeypatch.setattr(markup, "judge", lambda *args: judged.append(1) or judge(*args))
+    read_lecture(mini.lecture / "index.qmd", mini.root)  # the reader checks its markup
+    monkeypatch.undo()
+    return not judged
+
+
+def _write_json(path, record):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record), encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def accepted_expectations(rendered_mini, tmp_path_factory):
+    """The mini lecture's tests/expected/demo.yaml, accepted once (in a copy)."""
+    import shutil
+    from helpers import run_check
+    root = tmp_path_factory.mktemp("accepted") / "project"
+    shutil.copytree(rendered_mini.root, root, symlinks=True)
+    accepted = run_check(root, "--accept")
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+    return (root / "tests" / "expected" / "demo.yaml").read_bytes()
+
+
+def _confirmed_record(mini, request):
+    """The lecture's accepted expectations, and a record of digests confirmed against them."""
+    from lecturekit.check import confirmed
+    expected(mini).parent.mkdir(parents=True, exist_ok=True)
+    expected(mini).write_bytes(request.getfixturevalue("accepted_expectations"))
+    confirmed.save(mini.root / "_build", "demo", expected(mini),
+                   confirmed.Confirmed({"code/minipkg/__init__.py": "0" * 12}, {}))
+
+
+def _remade_by_render(*args):
+    def remake(mini):
+        return [mini.render(*args)]
+    return remake
+
+
+def _remade_by_a_code_comment(mini):
+    """A comment in code/: the check passes with files other than the expectations', and notes them."""
+    with open(mini.root / "code" / "minipkg" / "__init__.py", "a", encoding="utf-8") as f:
+        f.write("# a comment\n")
+    return [mini.render()]
+
+
+def quarto_step(root, step):
+    """Quarto's pre- or post-render step as `quarto render` of the project runs it (no file placed)."""
+    import os
+    import subprocess
+    import sys
+    env = {**os.environ, "QUARTO_PROJECT_OUTPUT_DIR": str(root), "QUARTO_PROJECT_RENDER_ALL": "1",
+           "QUARTO_PROJECT_OUTPUT_FILES": ""}
+    return subprocess.run([sys.executable, "-m", "lecturekit.cli.quarto", step], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+def _remade_by_quarto(mini):
+    """Post-render reads the file (and goes on without it); the next pre-render writes it again."""
+    return [quarto_step(mini.root, "post-render"), quarto_step(mini.root, "pre-render")]
+
+
+class StateFile:
+    def __init__(self, path, schema, limit, used, wrong, remake, valid=None):
+        self.path = path  # in the project
+        self.schema = schema  # schemas/<schema>.yaml
+        self.limit = limit  # what its reader reads at most
+        self.used = used  # (mini, monkeypatch) -> whether the reader used what the file records
+        self.wrong = wrong  # a record of the right kind -> one of the wrong shape
+        self.remake = remake  # mini -> the steps (processes) that read it and make it again
+        self.valid = valid  # (mini, request) -> writes a record of the right shape (None: the render left one)
+
+
+def _limits():
+    from lecturekit.check import confirmed
+    from lecturekit.course.build import stamp
+    from lecturekit.course.quarto import handoff
+    from lecturekit.course.site import pages
+    from lecturekit.read import markup
+    return {"stamp": stamp.MAX_STAMP_BYTES, "handoff": handoff.MAX_STATE_BYTES,
+            "confirmed": confirmed.MAX_RECORD_BYTES, "documents": pages.MAX_DOCUMENTS_BYTES,
+            "verdict": markup.MAX_VERDICT_BYTES}
+
+
+STATE_FILES = {
+    "lecture stamp": StateFile(
+        "_build/demo/stamp.json", "lecture-stamp", "stamp", _lecture_stamp_used,
+        lambda rec: {**rec, "notes": [1, 2]}, _remade_by_render()),
+    "course stamp": StateFile(
+        "_build/stamp.json", "course-stamp", "stamp", _course_stamp_used,
+        lambda rec: {**rec, "lectures": ["demo"]}, _remade_by_render()),
+    "quarto pending": StateFile(
+        "_build/quarto-pending.json", "quarto-pending", "handoff", _handoff_used("quarto-pending.json", "quarto-pending"),
+        lambda rec: {**rec, "render": {"demo": {"revealjs": 3}}}, _remade_by_quarto,
+        lambda mini, request: _write_json(mini.root / "_build" / "quarto-pending.json", {
+            "render": {}, "current": {}, "inputs": {"demo": "0" * 64}, "notes": {"demo": []},
+            "course": {"settled": False}})),
+    "quarto failed": StateFile(
+        "_build/quarto-failed.json", "quarto-failed", "handoff", _handoff_used("quarto-failed.json", "quarto-failed"),
+        lambda rec: {"demo": ["an", "error"]}, _remade_by_quarto,
+        lambda mini, request: _write_json(mini.root / "_build" / "quarto-failed.json", {"demo": "demo: an error"})),
+    "confirmed digests": StateFile(
+        "_build/demo/confirmed.json", "confirmed", "confirmed", _confirmed_used,
+        lambda rec: {**rec, "code": {"answer": {"cell": 1, "before": 2}}}, _remade_by_a_code_comment,
+        _confirmed_record),
+    "search documents": StateFile(
+        "_build/demo/search-documents.json", "search-documents", "documents", _search_documents_used,
+        lambda rec: {**rec, "documents": [{"id": 1}]}, _remade_by_render("--force")),
+    "markup verdict": StateFile(
+        "_build/markup/demo.json", "markup-verdict", "verdict", _markup_verdict_used,
+        lambda rec: {**rec, "files": [["picture.png"]]}, _remade_by_render("--force")),
+}
+
+
+def _linked_outside(path, state, outside):
+    """A link to a copy of the record outside the project: a record of the right shape, not read."""
+    target = outside / "outside.json"
+    target.write_bytes(path.read_bytes())
+    path.unlink()
+    path.symlink_to(target)
+    return target
+
+
+def _piped(path, state, outside):
+    import os
+    path.unlink()
+    os.mkfifo(path)
+
+
+def _oversize(path, state, outside):
+    path.unlink()
+    with open(path, "wb") as f:  # sparse: refused on its size, never read
+        f.truncate(_limits()[state.limit] + 1)
+
+
+def _rewritten(change):
+    def damage(path, state, outside):
+        path.write_bytes(change(path.read_bytes(), state))
+    return damage
+
+
+# damage: (the file, its StateFile, a folder outside the project) -> the file a link points at, if any
+STATE_DAMAGE = {
+    "not JSON": _rewritten(lambda data, state: data[:-3]),
+    "not UTF-8": _rewritten(lambda data, state: b'{"\xff": 1}'),
+    "wrong shape": _rewritten(lambda data, state: json.dumps(state.wrong(json.loads(data))).encode()),
+    "a link to a file outside": _linked_outside,
+    "a pipe": _piped,
+    "oversize": _oversize,
+}
+
+
+def _fits(path, state):
+    from lecturekit import schema
+    assert path.is_file() and not path.is_symlink(), path
+    return schema.misfit(json.loads(path.read_text(encoding="utf-8")), state.schema) is None
+
+
+@pytest.mark.parametrize("file,damage", [(f, d) for f in sorted(STATE_FILES) for d in sorted(STATE_DAMAGE)])
+def test_a_damaged_state_file_is_discarded_with_one_warning(copy, tmp_path, file, damage, capsys, monkeypatch, request):  # noqa: F811
+    """Each state file × each damage, read by its reader in this process: what it records is not
+    used, one warning names it, and it is gone (or, for a reader that makes it again at once, made
+    again of the right shape), a link's target untouched; read again, nothing more is said."""
+    state = STATE_FILES[file]
+    path = copy.root / state.path
+    if state.valid:
+        state.valid(copy, request)
+    assert _fits(path, state)
+    assert state.used(copy, monkeypatch)  # as written, it is used
+    capsys.readouterr()
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    target = STATE_DAMAGE[damage](path, state, outside)
+    before = target.read_bytes() if target else None
+    assert not state.used(copy, monkeypatch)
+    warnings = capsys.readouterr().err.splitlines()
+    assert len(warnings) == 1 and str(path) in warnings[0] and "discarded a damaged" in warnings[0], warnings
+    assert "Traceback" not in "\n".join(warnings)
+    assert not path.is_symlink() and (not path.exists() or _fits(path, state)), path
+    if target:
+        assert target.read_bytes() == before  # the link went, never what it points at
+    state.used(copy, monkeypatch)
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("file,damage", [(f, d) for f in sorted(STATE_FILES) for d in ("wrong shape", "a pipe")])
+def test_a_damaged_state_file_is_made_again_by_the_step_that_reads_it(copy, tmp_path, file, damage, request):  # noqa: F811
+    """The step that reads the file (scripts/render, Quarto's post-render) goes on with one warning
+    naming it; it, or the next step, makes the record again, of the right shape, and it is used."""
+    state = STATE_FILES[file]
+    path = copy.root / state.path
+    if state.valid:
+        state.valid(copy, request)
+    STATE_DAMAGE[damage](path, state, tmp_path)
+    runs = state.remake(copy)
+    for run in runs:
+        assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr
+    said = [line for run in runs for line in run.stderr.splitlines() if "discarded a damaged" in line]
+    assert len(said) == 1 and state.path in said[0], "\n".join(run.stderr for run in runs)
+    assert _fits(path, state)
+    assert state.used(copy, pytest.MonkeyPatch())
 
 
 # ---- the expectations file: one lecture's error, read before its cells run ------------------------
