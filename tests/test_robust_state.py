@@ -353,14 +353,15 @@ def _rewritten(change):
     return damage
 
 
-# damage: (the file, its StateFile, a folder outside the project) -> the file a link points at, if any
+# damage: (how: (the file, its StateFile, a folder outside the project) -> the file a link points at,
+# if any; what the warning says of it)
 STATE_DAMAGE = {
-    "not JSON": _rewritten(lambda data, state: data[:-3]),
-    "not UTF-8": _rewritten(lambda data, state: b'{"\xff": 1}'),
-    "wrong shape": _rewritten(lambda data, state: json.dumps(state.wrong(json.loads(data))).encode()),
-    "a link to a file outside": _linked_outside,
-    "a pipe": _piped,
-    "oversize": _oversize,
+    "not JSON": (_rewritten(lambda data, state: data[:-3]), ""),
+    "not UTF-8": (_rewritten(lambda data, state: b'{"\xff": 1}'), "utf-8"),
+    "wrong shape": (_rewritten(lambda data, state: json.dumps(state.wrong(json.loads(data))).encode()), "at "),
+    "a link to a file outside": (_linked_outside, "symbolic link"),
+    "a pipe": (_piped, "not a regular file"),
+    "oversize": (_oversize, "more than such a file may hold"),
 }
 
 
@@ -384,11 +385,13 @@ def test_a_damaged_state_file_is_discarded_with_one_warning(copy, tmp_path, file
     capsys.readouterr()
     outside = tmp_path / "elsewhere"
     outside.mkdir()
-    target = STATE_DAMAGE[damage](path, state, outside)
+    how, words = STATE_DAMAGE[damage]
+    target = how(path, state, outside)
     before = target.read_bytes() if target else None
     assert not state.used(copy, monkeypatch)
     warnings = capsys.readouterr().err.splitlines()
     assert len(warnings) == 1 and str(path) in warnings[0] and "discarded a damaged" in warnings[0], warnings
+    assert words in warnings[0], warnings
     assert "Traceback" not in "\n".join(warnings)
     assert not path.is_symlink() and (not path.exists() or _fits(path, state)), path
     if target:
@@ -398,21 +401,25 @@ def test_a_damaged_state_file_is_discarded_with_one_warning(copy, tmp_path, file
 
 
 @pytest.mark.parametrize("file,damage", [(f, d) for f in sorted(STATE_FILES) for d in ("wrong shape", "a pipe")])
-def test_a_damaged_state_file_is_made_again_by_the_step_that_reads_it(copy, tmp_path, file, damage, request):  # noqa: F811
+def test_a_damaged_state_file_is_made_again_by_the_step_that_reads_it(copy, tmp_path, file, damage, request,
+                                                                      capsys, monkeypatch):  # noqa: F811
     """The step that reads the file (scripts/render, Quarto's post-render) goes on with one warning
-    naming it; it, or the next step, makes the record again, of the right shape, and it is used."""
+    naming it; it, or the next step, makes the record again, of the right shape, read without a word."""
     state = STATE_FILES[file]
     path = copy.root / state.path
     if state.valid:
         state.valid(copy, request)
-    STATE_DAMAGE[damage](path, state, tmp_path)
+    STATE_DAMAGE[damage][0](path, state, tmp_path)
     runs = state.remake(copy)
     for run in runs:
         assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr
     said = [line for run in runs for line in run.stderr.splitlines() if "discarded a damaged" in line]
     assert len(said) == 1 and state.path in said[0], "\n".join(run.stderr for run in runs)
     assert _fits(path, state)
-    assert state.used(copy, pytest.MonkeyPatch())
+    capsys.readouterr()
+    # Read as made again: used (unless it records nothing: no lecture failed), nothing said.
+    assert state.used(copy, monkeypatch) or json.loads(path.read_text(encoding="utf-8")) == {}
+    assert capsys.readouterr().err == ""
 
 
 # ---- the expectations file: one lecture's error, read before its cells run ------------------------
