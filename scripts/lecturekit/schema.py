@@ -10,6 +10,11 @@ pasted into a template, run in the deck).
 `type: number` and `type: integer` mean finite numbers here: `.inf` and `.nan` are YAML floats,
 and a range (`minimum`) never refuses NaN. `type: date` is a YAML date (`date: 2026-01-05`).
 A schema's `description` says in words what a pattern allows; it is the message's advice.
+
+A record the kit keeps in `_build/` (a stamp, Quarto's hand-over files, a cache of search documents
+or markup verdicts) is state a crash, an edit or another tool may damage: `read_state` reads it
+through fsutil's reader of untrusted files and checks it against its schema, and a file that does
+not fit is discarded with one warning.
 """
 from __future__ import annotations
 
