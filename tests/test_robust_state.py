@@ -573,3 +573,38 @@ def test_a_figure_replaced_in_the_cache_never_reaches_the_products(copy):  # noq
     assert "does not match its digest" in result.stderr and "(executed)" in result.stderr, result.stderr
     slides = copy.slides.read_text(encoding="utf-8")
     assert "2a9d8f" in slides and "e00000" not in slides
+
+
+@pytest.mark.parametrize("damage", ["wrong shape", "a pipe"])
+def test_a_damaged_render_record_is_discarded_by_pre_render(tmp_path, damage, capsys):
+    """`scripts/render --timings`'s record, as Quarto's pre-render reads it: a record that fits names
+    the failed lectures; one that does not (another shape, a pipe in its place) is discarded with one
+    warning, never waited on, and the render's exit status decides."""
+    import json
+    import os
+    from lecturekit.course.quarto.pre_render import execution_record
+    record = tmp_path / "quarto-execute.json"
+    record.write_text(json.dumps({"lectures": [{"name": "demo", "error": "demo: boom", "check": ["ok"]}]}))
+    assert execution_record(record) == ({"demo": "demo: boom"}, {"demo": ["ok"]}) and not record.exists()
+    if damage == "a pipe":
+        os.mkfifo(record)
+    else:
+        record.write_text(json.dumps({"lectures": [{"name": "demo", "error": ["not", "a", "string"]}]}))
+    assert execution_record(record) == ({}, {})
+    warnings = [line for line in capsys.readouterr().err.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1 and "render record" in warnings[0], warnings
+
+
+def test_a_pipe_for_the_search_index_record_does_not_hang_the_render(copy):  # noqa: F811
+    """`_build/search-documents.json` (what the course's search index was built from) is compared,
+    never waited on: a pipe there is a record that differs, and the index is built again."""
+    import os
+    import subprocess
+    import sys
+    stamp = copy.root / "_build" / "search-documents.json"
+    stamp.unlink(missing_ok=True)
+    os.mkfifo(stamp)
+    run = subprocess.run([sys.executable, "-m", "lecturekit.cli.render", "--quiet", "--force"], cwd=copy.root,
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0 and "Traceback" not in run.stderr, run.stderr
+    assert stamp.is_file() and not stamp.is_symlink(), "the record is written again as a file"

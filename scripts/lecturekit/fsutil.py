@@ -154,10 +154,10 @@ def _check_line_ends(text: str, path: Path) -> None:
 
 def write_if_changed(path: Path, data: bytes) -> bool:
     """Write atomically, and not at all when the file already holds these bytes."""
-    try:
-        if path.read_bytes() == data:
+    try:  # through the untrusted reader: a pipe, link or other size there is a file that differs
+        if read_untrusted(path, len(data)) == data:
             return False
-    except OSError:
+    except (OSError, UnsafeFile):
         pass
     # Aside and renamed: the other format's writer may read or write this figure at the same moment.
     write_atomic(path, data)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from lecturekit.course.build.products import Manifest, product_inputs, theme_digest
 from lecturekit.course.quarto.handoff import DRAFT, EXCLUSION_MARK, FAILED, FORMAT_PRODUCTS, RENDER_LIST, lecture_of
+from lecturekit import schema
 from lecturekit.fsutil import write_atomic
 from lecturekit.project import Project
 from lecturekit.write.formats import FORMATS
@@ -109,17 +110,20 @@ def draft_warning(sources: list[str]) -> str:
             f"(docs/quarto.md).")
 
 
+TIMINGS_LIMIT = 20_000_000  # each lecture's result, its check lines included
+
+
 def execution_record(timings: Path) -> tuple[dict[str, str], dict[str, list[str]]]:
     """({lecture: its error}, {lecture: what its output check said}) from the record
     `scripts/render --timings` wrote (nothing without one)."""
-    try:
-        lectures = json.loads(timings.read_text(encoding="utf-8"))["lectures"]
-        timings.unlink()
-    except (OSError, ValueError, KeyError, TypeError):
+    record = schema.read_state(timings, "render-timings", TIMINGS_LIMIT, "render record",
+                               "the render's exit status decides")
+    timings.unlink(missing_ok=True)
+    if record is None:
         return {}, {}
-    entries = [entry for entry in lectures if isinstance(entry, dict) and isinstance(entry.get("name"), str)]
+    entries = record["lectures"]
     failed = {entry["name"]: entry["error"] for entry in entries if entry.get("error")}
-    notes = {entry["name"]: [str(line) for line in entry.get("check") or []] for entry in entries}
+    notes = {entry["name"]: list(entry.get("check") or []) for entry in entries}
     return failed, notes
 
 

@@ -26,7 +26,7 @@ import yaml
 
 from lecturekit import inputs, schema
 from lecturekit.errors import LectureError
-from lecturekit.fsutil import write_if_changed
+from lecturekit.fsutil import UnsafeFile, read_untrusted, write_if_changed
 from lecturekit.project import check_lecture_name
 from lecturekit.read import frontmatter, qmd
 from lecturekit.read.frontmatter import Meta
@@ -289,10 +289,10 @@ def build_search(project: Project, lectures: list[tuple[Path, Meta]]) -> Path | 
         return None
     data = json.dumps(documents, ensure_ascii=False, sort_keys=True).encode("utf-8")
     stamp = project.build_dir / "search-documents.json"
-    try:
-        if target.exists() and stamp.read_bytes() == data:
+    try:  # what the index was last built from, read as any file the render did not just write
+        if target.exists() and read_untrusted(stamp, len(data)) == data:
             return target
-    except OSError:
+    except (OSError, UnsafeFile):  # none, a link, a pipe, another size: the index is built again
         pass
     script = project.extension_dir / "page" / "build-search.cjs"
     run = subprocess.run(["node", str(script)], input=data, capture_output=True, timeout=300)
