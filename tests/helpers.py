@@ -220,14 +220,27 @@ def student_env() -> dict:
     return {"PATH": "/usr/bin:/bin", "HOME": os.environ.get("HOME", str(ROOT))}
 
 
-def run_student_script(script: Path, cwd: Path, *args: str) -> ScriptRun:
+def run_student_script(script: Path, cwd: Path, *args: str, server=None) -> ScriptRun:
     """The script as a student runs it: `python path/to/NN_name.py`, from an empty folder, with nothing
     on PYTHONPATH and only the system's PATH (the script's own `_setup_path` finds the course
-    package). No hash seed, thread count or backend is set: a student's shell sets none."""
-    done = subprocess.run([PYTHON, str(script), *args], cwd=cwd, env=student_env(), capture_output=True,
-                          text=True, timeout=300)
+    package). No hash seed, thread count or backend is set: a student's shell sets none. With a
+    `server` (script_server.ScriptServer, started with the same environment) the same run is a fork
+    of an interpreter that has imported torch already (test_scripts proves the two runs equal)."""
+    if server is not None:
+        done = server.run(script, cwd, args, timeout=300)
+    else:
+        done = subprocess.run([PYTHON, str(script), *args], cwd=cwd, env=student_env(), capture_output=True,
+                              text=True, timeout=300)
     left = sorted(str(p.relative_to(cwd)) for p in cwd.rglob("*"))
     return ScriptRun(script, done.returncode, done.stdout, done.stderr, left)
+
+
+def script_server(scripts):
+    """A script_server.ScriptServer for `scripts`: a student's environment, and the third-party
+    libraries they import (torch, numpy) imported once, code/ never."""
+    from script_server import ScriptServer, third_party_imports
+    code = ROOT / "code"
+    return ScriptServer(PYTHON, student_env(), third_party_imports(scripts, code), code)
 
 
 def installed_distributions(python: str = PYTHON) -> list:
@@ -301,12 +314,14 @@ class ScriptRuns:
     (test_bazarghar: it runs and leaves nothing behind; test_scripts: its lines agree with the
     lecture's; a lecture's own test: it prints what the handout shows), and kept across sessions in
     a ScriptRunCache: a session where nothing it depends on changed runs it not at all. The first
-    test that needs a script runs every selected script of that lecture not in the cache, two at a time."""
+    test that needs a script runs every selected script of that lecture not in the cache, two at a time
+    (forked by `server` when given: run_student_script)."""
 
-    def __init__(self, selected, folder_for, cache: ScriptRunCache | None = None):
+    def __init__(self, selected, folder_for, cache: ScriptRunCache | None = None, server=None):
         self.selected = sorted(set(selected))
         self.folder_for = folder_for  # script -> an empty folder to run it from
         self.cache = cache
+        self.server = server
         self.runs: dict = {}
 
     def of(self, script: Path) -> ScriptRun:
@@ -318,7 +333,8 @@ class ScriptRuns:
                     self.runs[cached.script] = cached
                 batch = [s for s in batch if s not in self.runs]
             with ThreadPoolExecutor(max_workers=2) as pool:
-                for run in pool.map(lambda s: run_student_script(s, self.folder_for(s)), batch):
+                for run in pool.map(lambda s: run_student_script(s, self.folder_for(s), server=self.server),
+                                        batch):
                     self.runs[run.script] = run
                     if self.cache is not None and run.returncode == 0:  # a failure is never kept
                         self.cache.store(run)
