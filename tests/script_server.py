@@ -11,9 +11,10 @@ own process). For each script it forks a child that becomes what `python script.
   script's captured stdout is, and holds nothing: the server speaks through os.read/os.write);
 - the working folder is the script's, sys.argv is [script, *args], sys.path[0] the script's folder
   (symbolic links resolved, as the interpreter does) and the rest of sys.path what it is at startup;
-- the script runs as `__main__` (runpy.run_path); an uncaught exception prints the traceback from
-  the script's own frames and exits 1, SystemExit exits as the interpreter exits (it propagates out
-  of the server's loop), and the interpreter's shutdown (atexit, flushing) runs as in a fresh one;
+- the script runs in a `__main__` module made as the interpreter makes it; an uncaught exception
+  prints the traceback from the script's own frames and exits 1, SystemExit exits as the
+  interpreter exits (it propagates out of the server's loop), and the interpreter's own shutdown
+  (threads joined, atexit, __main__ cleared, files flushed) ends the child as it ends a fresh one;
 - what a fresh interpreter seeds from the OS is seeded again: Python's `random` reseeds itself after
   a fork, numpy's global generator is reseeded here; torch's default generator starts from its
   fixed seed in both (the server draws nothing from it).
@@ -28,9 +29,10 @@ is the client, `ScriptServer`.
 from __future__ import annotations
 
 import ast
+import builtins
 import gc
+import importlib.machinery
 import json
-import runpy
 import locale
 import os
 import select
@@ -39,6 +41,7 @@ import sys
 import tempfile
 import threading
 import time
+import types
 from concurrent.futures import Future
 from pathlib import Path
 
@@ -74,15 +77,23 @@ def _become_script(request: dict, startup_path: list) -> None:
     sys.path[:] = [os.path.dirname(os.path.realpath(script)), *startup_path[1:]]
     if "numpy.random" in sys.modules:  # its global generator, seeded from the OS in a fresh interpreter
         sys.modules["numpy.random"].seed()
+    # A __main__ of its own, as the interpreter makes it, kept in sys.modules until the shutdown
+    # clears it (runpy.run_path would drop it at once: what it holds would be finalised otherwise).
+    main = types.ModuleType("__main__")
+    main.__dict__.update(__annotations__={}, __builtins__=builtins, __file__=script, __cached__=None,
+                         __loader__=importlib.machinery.SourceFileLoader("__main__", script))
+    sys.modules["__main__"] = main
     try:
-        runpy.run_path(script, run_name="__main__")
+        with open(script, "rb") as source:
+            code = compile(source.read(), script, "exec")
+        exec(code, main.__dict__)
     except SystemExit:
         raise
     except BaseException as error:  # what the interpreter prints: the frames from the script's on
         trace = error.__traceback__
         while trace is not None and trace.tb_frame.f_code.co_filename != script:
             trace = trace.tb_next
-        sys.excepthook(type(error), error, trace)
+        sys.excepthook(type(error), error.with_traceback(trace), trace)  # it prints error's own
         raise SystemExit(1) from None
     raise SystemExit(0)
 
