@@ -7,8 +7,9 @@ student's do) and runs no torch operation (thread pools are made at the first on
 own process). For each script it forks a child that becomes what `python script.py` would be:
 
 - fds 0, 1, 2 are /dev/null and two files, so C-level writes are caught as a pipe would catch them
-  (the interpreter's sys.stdout, made at the server's start on a pipe, is block-buffered as a
-  script's captured stdout is, and holds nothing: the server speaks through os.read/os.write);
+  (the interpreter's sys.stdout, made at the server's start on /dev/null, is block-buffered as a
+  script's captured stdout is, and holds nothing: the server reads requests with os.read on fd 0
+  and answers on a pipe of its own, which the child closes);
 - the working folder is the script's, sys.argv is [script, *args], sys.path[0] the script's folder
   (symbolic links resolved, as the interpreter does) and the rest of sys.path what it is at startup;
 - the script runs in a `__main__` module made as the interpreter makes it; an uncaught exception
@@ -98,12 +99,12 @@ def _become_script(request: dict, startup_path: list) -> None:
     raise SystemExit(0)
 
 
-def serve(modules: list, code_dir: str) -> None:
-    """Requests (JSON lines on fd 0) in, answers (JSON lines on fd 1) out as each child exits; ends
-    when fd 0 closes and every child has exited."""
+def serve(modules: list, code_dir: str, answers: int) -> None:
+    """Requests (JSON lines on fd 0) in, answers (JSON lines on fd `answers`) out as each child
+    exits; ends when fd 0 closes and every child has exited."""
     startup_path = list(sys.path)
     loaded = _preload(modules, code_dir)
-    os.write(1, (json.dumps({"ready": loaded}) + "\n").encode())
+    os.write(answers, (json.dumps({"ready": loaded}) + "\n").encode())
     children: dict = {}  # pidfd -> (request id, pid, deadline)
     pending, reading = b"", True
     while reading or children:
@@ -122,8 +123,8 @@ def serve(modules: list, code_dir: str) -> None:
                 gc.freeze()
                 pid = os.fork()
                 if pid == 0:
-                    for pidfd in children:
-                        os.close(pidfd)
+                    for fd in [answers, *children]:
+                        os.close(fd)
                     _become_script(request, startup_path)
                 children[os.pidfd_open(pid)] = (request["id"], pid, time.monotonic() + request["timeout"])
         now = time.monotonic()
@@ -137,7 +138,7 @@ def serve(modules: list, code_dir: str) -> None:
                 del children[pidfd]
                 answer = {"id": request_id, "returncode": os.waitstatus_to_exitcode(status),
                           "timed_out": timed_out, "cpu": usage.ru_utime + usage.ru_stime}
-                os.write(1, (json.dumps(answer) + "\n").encode())
+                os.write(answers, (json.dumps(answer) + "\n").encode())
 
 
 # ---- the client (in the test process) ------------------------------------------------------------
@@ -170,26 +171,36 @@ class ScriptServer:
         self.loaded: list = []
 
     def _start(self) -> subprocess.Popen:
-        process = subprocess.Popen([self.python, __file__, json.dumps(self.modules), str(self.code_dir)],
-                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=self.env,
-                                   cwd=tempfile.gettempdir())
-        first = process.stdout.readline()
+        readable, writable = os.pipe()
+        try:
+            process = subprocess.Popen(
+                [self.python, __file__, json.dumps(self.modules), str(self.code_dir), str(writable)],
+                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, pass_fds=(writable,), env=self.env,
+                cwd=tempfile.gettempdir())
+        finally:
+            os.close(writable)
+        answers = os.fdopen(readable, "rb")
+        first = answers.readline()
         if not first:
             raise RuntimeError(f"the script server ended at its start (exit {process.wait()})")
         self.loaded = json.loads(first)["ready"]
-        threading.Thread(target=self._read_answers, args=(process,), daemon=True).start()
+        threading.Thread(target=self._read_answers, args=(process, answers), daemon=True).start()
         return process
 
-    def _read_answers(self, process: subprocess.Popen) -> None:
-        for line in process.stdout:
-            answer = json.loads(line)
-            with self._lock:
-                future = self._answers.pop(answer["id"])
-            future.set_result(answer)
-        with self._lock:  # the server is gone: whoever still waits hears so
+    def _read_answers(self, process: subprocess.Popen, answers) -> None:
+        try:
+            for line in answers:
+                answer = json.loads(line)
+                with self._lock:
+                    future = self._answers.pop(answer["id"])
+                future.set_result(answer)
+            failure = RuntimeError(f"the script server ended (exit {process.wait()})")
+        except Exception as error:  # an answer it cannot read: nothing after it can be trusted
+            failure = RuntimeError(f"the script server's answer is unreadable: {error!r}")
+        with self._lock:  # whoever still waits hears why
             waiting, self._answers = list(self._answers.values()), {}
         for future in waiting:
-            future.set_exception(RuntimeError(f"the script server ended (exit {process.wait()})"))
+            future.set_exception(failure)
 
     def run(self, script: Path, cwd: Path, args=(), *, timeout: float = 300) -> subprocess.CompletedProcess:
         command = [self.python, str(script), *args]
@@ -224,4 +235,4 @@ def _as_text(data: bytes) -> str:
 
 
 if __name__ == "__main__":
-    serve(json.loads(sys.argv[1]), sys.argv[2])
+    serve(json.loads(sys.argv[1]), sys.argv[2], int(sys.argv[3]))
