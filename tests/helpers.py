@@ -10,7 +10,6 @@ import sys
 import tempfile
 import textwrap
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -314,8 +313,8 @@ class ScriptRuns:
     (test_bazarghar: it runs and leaves nothing behind; test_scripts: its lines agree with the
     lecture's; a lecture's own test: it prints what the handout shows), and kept across sessions in
     a ScriptRunCache: a session where nothing it depends on changed runs it not at all. The first
-    test that needs a script runs every selected script of that lecture not in the cache, two at a time
-    (forked by `server` when given: run_student_script)."""
+    test that needs a script runs every selected script of that lecture not in the cache, one at a
+    time (forked by `server` when given: run_student_script)."""
 
     def __init__(self, selected, folder_for, cache: ScriptRunCache | None = None, server=None):
         self.selected = sorted(set(selected))
@@ -332,12 +331,12 @@ class ScriptRuns:
                 for cached in filter(None, map(self.cache.load, batch)):
                     self.runs[cached.script] = cached
                 batch = [s for s in batch if s not in self.runs]
-            with ThreadPoolExecutor(max_workers=2) as pool:
-                for run in pool.map(lambda s: run_student_script(s, self.folder_for(s), server=self.server),
-                                        batch):
-                    self.runs[run.script] = run
-                    if self.cache is not None and run.returncode == 0:  # a failure is never kept
-                        self.cache.store(run)
+            # One at a time: two torch scripts side by side on two cores each start a thread per
+            # core, and their threads spin waiting for each other (three times the CPU, and slower).
+            for run in (run_student_script(s, self.folder_for(s), server=self.server) for s in batch):
+                self.runs[run.script] = run
+                if self.cache is not None and run.returncode == 0:  # a failure is never kept
+                    self.cache.store(run)
         return self.runs[script]
 
 
