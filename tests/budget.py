@@ -3,12 +3,12 @@ suite would cost with more lectures: the suite's time budget made visible (docs/
 
 CPU time, not wall time, because a loaded machine stretches wall time and not CPU time. A test's
 cost is the CPU that the pytest process and its descendants (a render, a kernel, Chromium, Quarto)
-used during its setup, call and teardown: this process's own and reaped children's times
-(`os.times()`) plus the times of the descendants still alive (`/proc/<pid>/stat`, which also
-counts their reaped children). A fixture's setup is charged to the test that first needs it.
+used during its setup, call and teardown: this process's own and reaped children's times plus the
+times of the descendants still alive, with their reaped children (`lecturekit.meter.tree_cpu`, the
+kit's one process meter). A fixture's setup is charged to the test that first needs it.
 
-A test belongs to a lecture when its id names one (`[09-nn-module]`, `[10-training-loop/08_resume.py]`)
-or its module is that lecture's own (`test_lecture09.py`), else it is fixed. The same rule chooses what
+A test belongs to a lecture when its id names one (`[09-nn-module]`, `[10-training-loop/08_resume.py]`),
+else it is fixed. The same rule chooses what
 `scripts/test --lecture NAME` and `--fixed` run (conftest.py marks each test with its scope). A
 fixture that works for several lectures at once (their executions side by side) says which lecture
 each part was for: `charge(lecture, cpu)` moves that much from the test that set it up to the
@@ -19,7 +19,6 @@ tests/artifacts/cost.json.
 from __future__ import annotations
 
 import json
-import os
 import re
 import threading
 import time
@@ -27,50 +26,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-TICKS = os.sysconf("SC_CLK_TCK")
+from lecturekit.meter import tree_cpu
+
 PROJECTED = (4, 10, 91)
-
-
-def _children(pid: int) -> list[int]:
-    """The live child processes of `pid` (every thread's children)."""
-    found = []
-    try:
-        tasks = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return found
-    for task in tasks:
-        try:
-            with open(f"/proc/{pid}/task/{task}/children", encoding="ascii") as f:
-                found += [int(child) for child in f.read().split()]
-        except OSError:
-            continue
-    return found
-
-
-def _stat_cpu(pid: int) -> float:
-    """utime + stime + cutime + cstime of a live process, in seconds (0 when it is gone)."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
-            # The command name (field 2) may hold spaces: the fields after it start past the last ')'.
-            fields = f.read().rpartition(")")[2].split()
-    except OSError:
-        return 0.0
-    return sum(int(v) for v in fields[11:15]) / TICKS
-
-
-def tree_cpu() -> float:
-    """CPU seconds used so far by this process, its reaped children and its live descendants."""
-    times = os.times()
-    total = times.user + times.system + times.children_user + times.children_system
-    pending, seen = _children(os.getpid()), set()
-    while pending:
-        pid = pending.pop()
-        if pid in seen:
-            continue
-        seen.add(pid)
-        total += _stat_cpu(pid)
-        pending += _children(pid)
-    return total
 
 
 @dataclass
@@ -99,16 +57,12 @@ class Ledger:
                 self.charges[(self.current.nodeid, lecture)] += cpu
 
     def lecture_of(self, item) -> str | None:
-        """The lecture a test is for: the one its parameters' id names, else the one its module is
-        about (`test_lecture09.py`: 09-nn-module's own facts), else None (fixed)."""
+        """The lecture a test is for: the one its parameters' id names, else None (fixed)."""
         callspec = getattr(item, "callspec", None)
         if callspec is not None:
             for name in self.lectures:
                 if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w])", callspec.id):
                     return name
-        module = re.fullmatch(r"test_lecture(\d+)\.py", Path(str(getattr(item, "path", ""))).name)
-        if module:
-            return next((name for name in self.lectures if name.split("-")[0] == module[1]), None)
         return None
 
     def measure(self, item, phase: str):

@@ -1,6 +1,7 @@
 """Shared fixtures: the real project rendered once, its lectures, throwaway projects built by
 lecturekit's `ProjectBuilder` (the same builder the benchmark uses), a browser; each test's CPU cost,
 summed per lecture at the end (budget.py). What the tests share besides fixtures is in helpers.py."""
+import os
 import signal
 from pathlib import Path
 
@@ -18,7 +19,8 @@ if Path(lecturekit.__file__).resolve().parents[2] != ROOT:
                 "run scripts/setup", returncode=4)
 
 from budget import LEDGER  # noqa: E402
-from helpers import MiniProject, ProjectBuilder, ScriptRunCache, ScriptRuns, run_render, script_server  # noqa: E402
+from helpers import (NO_QUARTO, REQUIRE_QUARTO, MiniProject, ProjectBuilder, ScriptRunCache,  # noqa: E402
+                     ScriptRuns, run_render, script_server)
 
 # A suite started with SIGINT ignored (nohup, a background job of a shell without job control)
 # would pass that on to every render it starts, and the Ctrl-C tests would find renders that cannot
@@ -69,6 +71,24 @@ def selected_lectures(config) -> list[str]:
     suite: the fixed tests read the whole course, its page and every lecture's products)."""
     lectures = config.getoption("lecture")
     return [] if config.getoption("fixed") or not lectures else sorted(lectures)
+
+
+# ---- Quarto where it is expected: a test that needs one fails without it, instead of skipping ----
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """With $LECTUREKIT_REQUIRE_QUARTO set (the workflow's suite job, .ci/run), a test skipped for
+    want of Quarto (its reason NO_QUARTO, whether a mark, a fixture or the test itself skipped) is
+    reported failed: there a Quarto that is not found is a broken setup, not a test that does not
+    apply. Unset (a machine without Quarto), the skip stays a skip."""
+    report = yield
+    if report.skipped and os.environ.get(REQUIRE_QUARTO) and not hasattr(report, "wasxfail"):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else ""
+        if reason.removeprefix("Skipped: ") == NO_QUARTO:
+            report.outcome = "failed"
+            where = f"$QUARTO={os.environ['QUARTO']!r}" if os.environ.get("QUARTO") else "no `quarto` on PATH"
+            report.longrepr = f"{REQUIRE_QUARTO} is set: this run needs the Quarto CLI and found none ({where}): {NO_QUARTO}"
+    return report
 
 
 # ---- the time budget: every test's CPU cost, summed per lecture at the end (tests/budget.py) -----
@@ -169,9 +189,9 @@ def rendered_lectures(pytestconfig) -> list[str]:
 @pytest.fixture(scope="session")
 def browser():
     from playwright.sync_api import sync_playwright
+    from lecturekit.course.scaffold.browser import launch_chromium
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path="/usr/bin/chromium",
-                              args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        b = launch_chromium(p)
         yield PolicyAside(b)
         b.close()
 
@@ -186,7 +206,7 @@ def script_runs(request, tmp_path_factory):
         callspec = getattr(item, "callspec", None)
         return callspec.params.get("script") if callspec and "script_runs" in item.fixturenames else None
     selected = [script for script in map(script_of, request.session.items) if isinstance(script, Path)]
-    server = script_server(selected)
+    server = script_server()
     yield ScriptRuns(selected, lambda script: tmp_path_factory.mktemp(f"run-{script.stem}"),
                      ScriptRunCache(ROOT / "_build" / "script-runs", ROOT / "code"), server)
     server.close()
@@ -198,7 +218,7 @@ def generated_course(tmp_path_factory):
     outputs recorded in tests/expected/. Copy it (helpers.copy_project) before changing it."""
     from helpers import BIN
     import subprocess
-    from lecturekit.cli.bench import synthetic_course
+    from lecturekit.course.scaffold.courses import synthetic_course
     course = synthetic_course(tmp_path_factory.mktemp("generated") / "course", 3)
     result = run_render(course.root, "--quiet")
     assert result.returncode == 0, result.stderr

@@ -5,18 +5,19 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
-import tempfile
 import textwrap
-import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
 import pytest
 
-from lecturekit.course.scaffold import ProjectBuilder
+from lecturekit import meter
+from lecturekit.course.scaffold.courses import find_quarto  # noqa: F401  (the tests import it from here)
+from lecturekit.course.scaffold.projects import ProjectBuilder
 from lecturekit.read.frontmatter import with_defaults
 from lecturekit.read.qmd import split_front_matter
 
@@ -25,6 +26,13 @@ PYTHON = sys.executable
 # The kit's commands, installed into the venv by scripts/setup (pyproject.toml [project.scripts]).
 BIN = Path(PYTHON).parent
 RENDER, CHECK = str(BIN / "lecture-render"), str(BIN / "lecture-check")
+
+# The real Quarto CLI, for the tests that run it: $QUARTO, else `quarto` on PATH. Without one they
+# skip with NO_QUARTO as their reason, except where a Quarto is expected: with REQUIRE_QUARTO set
+# (the workflow's suite job, .ci/run) conftest.py reports that skip as a failure.
+NO_QUARTO = "no Quarto CLI: set $QUARTO or put quarto on PATH (.ci/run uses ../shared/quarto/bin/quarto)"
+REQUIRE_QUARTO = "LECTUREKIT_REQUIRE_QUARTO"
+
 
 FRONT = textwrap.dedent("""\
     ---
@@ -44,24 +52,10 @@ def run_render(project, *args, env=None):
 
 
 def run_measured(args, *, env=None, cwd=None, timeout=None) -> tuple[subprocess.CompletedProcess, float]:
-    """subprocess.run (text output captured), and the CPU seconds the process and the children it
-    waited for used (its rusage, from wait4): what one of several processes run side by side cost."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        process = subprocess.Popen(args, stdout=out, stderr=err, env=env, cwd=cwd)
-        timer = threading.Timer(timeout, process.kill) if timeout else None
-        if timer:
-            timer.start()
-        try:
-            _pid, status, usage = os.wait4(process.pid, 0)
-        finally:
-            if timer:
-                timer.cancel()
-        process.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
-        out.seek(0)
-        err.seek(0)
-        done = subprocess.CompletedProcess(args, process.returncode, out.read().decode("utf-8", "replace"),
-                                           err.read().decode("utf-8", "replace"))
-    return done, usage.ru_utime + usage.ru_stime
+    """subprocess.run (text output captured), and the CPU seconds the process and the processes under
+    it used (`lecturekit.meter.run`): what one of several processes run side by side cost."""
+    measured = meter.run(args, env=env, cwd=cwd, timeout=timeout)
+    return measured.completed(), measured.cpu_seconds
 
 
 def run_check(project, *args, env=None):
@@ -212,6 +206,7 @@ class ScriptRun:
     stdout: str
     stderr: str
     left: list  # files the script left in the folder it ran from
+    written: dict = field(default_factory=dict)  # each left file's size and first bytes: {name: {bytes, head}}
 
 
 def student_env() -> dict:
@@ -231,15 +226,17 @@ def run_student_script(script: Path, cwd: Path, *args: str, server=None) -> Scri
         done = subprocess.run([PYTHON, str(script), *args], cwd=cwd, env=student_env(), capture_output=True,
                               text=True, timeout=300)
     left = sorted(str(p.relative_to(cwd)) for p in cwd.rglob("*"))
-    return ScriptRun(script, done.returncode, done.stdout, done.stderr, left)
+    written = {str(p.relative_to(cwd)): {"bytes": p.stat().st_size, "head": p.read_bytes()[:16].hex()}
+               for p in cwd.rglob("*") if p.is_file() and not p.is_symlink()}
+    return ScriptRun(script, done.returncode, done.stdout, done.stderr, left, written)
 
 
-def script_server(scripts):
-    """A script_server.ScriptServer for `scripts`: a student's environment, and the third-party
-    libraries they import (torch, numpy) imported once, code/ never."""
+def script_server():
+    """A script_server.ScriptServer for the student scripts: a student's environment, and the
+    third-party libraries they import (torch, numpy) imported once, code/ never."""
     from script_server import ScriptServer, third_party_imports
     code = ROOT / "code"
-    return ScriptServer(PYTHON, student_env(), third_party_imports(scripts, code), code)
+    return ScriptServer(PYTHON, student_env(), third_party_imports(STUDENT_SCRIPTS, code), code)
 
 
 def installed_distributions(python: str = PYTHON) -> list:
@@ -259,7 +256,7 @@ class ScriptRunCache:
     with. A prose edit or a kit change leaves the key as it is; any of these changes it and the
     script runs again. An entry whose digest does not match what it holds is run again."""
 
-    FORMAT = 1
+    FORMAT = 2
     KEEP = 2  # entries per script
 
     def __init__(self, folder: Path, code_dir: Path):
@@ -267,9 +264,10 @@ class ScriptRunCache:
 
     @cached_property
     def _inputs(self) -> dict:
-        from lecturekit.execute import cache
+        from lecturekit import inputs
         return {"format": self.FORMAT, "python": sys.version, "distributions": installed_distributions(),
-                "machine": cache.machine(), "env": student_env(), "code": cache.file_digests(self.code_dir)}
+                "machine": inputs.machine(), "env": student_env(),
+                "code": inputs.tree(self.code_dir, self.code_dir.parent)}
 
     def key(self, script: Path, args: tuple = ()) -> str:
         inputs = {**self._inputs, "script": script.relative_to(self.code_dir).as_posix(), "args": list(args)}
@@ -290,7 +288,9 @@ class ScriptRunCache:
             if stored["sha256"] != self._digest(record):
                 raise ValueError("what it holds does not match its digest")
             return ScriptRun(script, int(record["returncode"]), str(record["stdout"]), str(record["stderr"]),
-                             [str(name) for name in record["left"]])
+                             [str(name) for name in record["left"]],
+                             {str(name): {"bytes": int(file["bytes"]), "head": str(file["head"])}
+                              for name, file in record["written"].items()})
         except FileNotFoundError:
             return None
         except (OSError, ValueError, KeyError, TypeError) as err:
@@ -299,7 +299,8 @@ class ScriptRunCache:
 
     def store(self, run: ScriptRun, args: tuple = ()) -> None:
         from lecturekit.fsutil import write_atomic
-        record = {"returncode": run.returncode, "stdout": run.stdout, "stderr": run.stderr, "left": run.left}
+        record = {"returncode": run.returncode, "stdout": run.stdout, "stderr": run.stderr, "left": run.left,
+                  "written": run.written}
         path = self._path(run.script, self.key(run.script, args))
         write_atomic(path, json.dumps({"sha256": self._digest(record), "record": record},
                                       ensure_ascii=False).encode("utf-8"))
@@ -311,7 +312,7 @@ class ScriptRunCache:
 class ScriptRuns:
     """Each student script run once per test session, its output shared by every test that reads it
     (test_bazarghar: it runs and leaves nothing behind; test_scripts: its lines agree with the
-    lecture's; a lecture's own test: it prints what the handout shows), and kept across sessions in
+    lecture's; test_facts: it prints what the lecture's facts say), and kept across sessions in
     a ScriptRunCache: a session where nothing it depends on changed runs it not at all. The first
     test that needs a script runs every selected script of that lecture not in the cache, one at a
     time (forked by `server` when given: run_student_script)."""
@@ -323,7 +324,10 @@ class ScriptRuns:
         self.server = server
         self.runs: dict = {}
 
-    def of(self, script: Path) -> ScriptRun:
+    def of(self, script: Path, args: tuple = ()) -> ScriptRun:
+        """The script's run (`python NN_name.py *args`); a run with arguments is its own run."""
+        if args:
+            return self._with_args(script, tuple(args))
         if script not in self.runs:
             batch = [s for s in self.selected if s.parent == script.parent and s not in self.runs]
             batch = batch if script in batch else [script, *batch]
@@ -338,6 +342,16 @@ class ScriptRuns:
                 if self.cache is not None and run.returncode == 0:  # a failure is never kept
                     self.cache.store(run)
         return self.runs[script]
+
+    def _with_args(self, script: Path, args: tuple) -> ScriptRun:
+        if (script, args) not in self.runs:
+            run = self.cache.load(script, args) if self.cache is not None else None
+            if run is None:
+                run = run_student_script(script, self.folder_for(script), *args, server=self.server)
+                if self.cache is not None and run.returncode == 0:
+                    self.cache.store(run, args)
+            self.runs[(script, args)] = run
+        return self.runs[(script, args)]
 
 
 def copy_project(source: Path, target: Path, *, built: bool = True) -> Path:

@@ -25,7 +25,7 @@ def lint(kit_parent: Path, tmp_path: Path) -> subprocess.CompletedProcess:
 def test_the_kit_keeps_every_contract(tmp_path):
     run = lint(ROOT / "scripts", tmp_path)
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "BROKEN" not in run.stdout and "2 kept, 0 broken" in run.stdout, run.stdout
+    assert "BROKEN" not in run.stdout and "3 kept, 0 broken" in run.stdout, run.stdout
 
 
 # (file of the kit, a line added to it, what lint-imports must then say)
@@ -38,8 +38,12 @@ MUTATIONS = {
                             "lecturekit.check.normalise -> lecturekit.write.emit"),
     "the ground floor imports a stage": ("project.py", "from lecturekit.read import qmd",
                                          "lecturekit.project -> lecturekit.read.qmd"),
-    "an upward import inside a function": ("execute/kernel.py", "def _f():\n    from lecturekit.course import site",
-                                           "lecturekit.execute.kernel -> lecturekit.course.site"),
+    "an upward import inside a function": ("execute/kernel.py", "def _f():\n    from lecturekit.course.site import course_page",
+                                           "lecturekit.execute.kernel -> lecturekit.course.site.course_page"),
+    "the course page imports the build": ("course/site/pages.py", "from lecturekit.course.build import stamp",
+                                          "lecturekit.course.site.pages -> lecturekit.course.build.stamp"),
+    "the build imports Quarto's steps": ("course/build/builder.py", "from lecturekit.course.quarto import handoff",
+                                         "lecturekit.course.build.builder -> lecturekit.course.quarto.handoff"),
     "a cycle inside a stage": ("write/formats.py", "from lecturekit.write import writers",
                                "No cycles are allowed in lecturekit.write"),
     "a module without a layer": ("helpers.py", "X = 1", "lecturekit.helpers"),

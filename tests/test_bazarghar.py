@@ -457,3 +457,39 @@ def test_trained_weights_are_the_same_under_every_cpu_kernel(kernel_trainings):
     runs = kernel_trainings
     assert runs["default"][0] == "DEFAULT" and runs["native"][0] != "DEFAULT"
     assert runs["default"][1:] == runs["native"][1:]
+
+
+# ---------------------------------------------------------------- checkpoint (পর্ব ১০)
+
+
+def test_checkpoint_round_trip_restores_every_state(tmp_path):
+    from bazarghar.checkpoint import CHECKPOINT_KEYS, load_checkpoint, save_checkpoint
+    from bazarghar.experiments import adam_setup
+    from bazarghar.loop import fit
+
+    split, model, opt, loader = adam_setup()
+    history = fit(model, opt, loader, split, 2)
+    path = save_checkpoint(tmp_path / "c.pt", model, opt, 2, loader, history)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.pt"], "no temporary file left behind"
+    assert list(torch.load(path, weights_only=True)) == list(CHECKPOINT_KEYS)
+    rng_after_save = torch.get_rng_state()
+
+    _, other, other_opt, other_loader = adam_setup(model_seed=7, loader_seed=7)
+    done, restored = load_checkpoint(path, other, other_opt, other_loader)
+    assert done == 2 and restored.train == history.train and restored.val == history.val
+    assert all(torch.equal(a, b) for a, b in zip(model.state_dict().values(), other.state_dict().values()))
+    assert other_opt.state_dict()["state"][0]["step"] == opt.state_dict()["state"][0]["step"]
+    assert torch.equal(torch.get_rng_state(), rng_after_save)
+    assert torch.equal(other_loader.generator.get_state(), loader.generator.get_state())
+
+    # Left out on purpose: the optimizer keeps its empty state, the loader its own generator.
+    _, third, third_opt, third_loader = adam_setup(model_seed=8, loader_seed=8)
+    load_checkpoint(path, third, third_opt, third_loader, optimizer=False, rng=False)
+    assert third_opt.state_dict()["state"] == {}
+    assert not torch.equal(third_loader.generator.get_state(), loader.generator.get_state())
+
+
+def test_resume_audit_passes_for_the_course_checkpoint():
+    from bazarghar.experiments import resumes_exactly
+
+    assert resumes_exactly(epochs=1)

@@ -10,7 +10,7 @@ import pytest
 
 from helpers import BIN, ROOT
 from lecturekit.cli.bench import ROWS, find_quarto
-from lecturekit.course.scaffold import ProjectBuilder
+from lecturekit.course.scaffold.projects import ProjectBuilder
 
 TINY = """\
 # গুনতি {#sec-count}

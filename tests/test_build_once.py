@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from lecturekit.course import builder as course
+from lecturekit.course.build import builder as course
 from lecturekit.execute import build, cache
 from lecturekit.project import Project
 from lecturekit.read import qmd

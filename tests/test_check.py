@@ -19,6 +19,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
+from lecturekit import inputs  # noqa: E402
 from lecturekit.execute import cache, kernelenv  # noqa: E402
 from lecturekit.read import qmd  # noqa: E402
 from lecturekit.cli.check import main  # noqa: E402
@@ -32,7 +33,7 @@ from lecturekit.check.report import lecture_report  # noqa: E402
 from lecturekit.check.run import check_lecture  # noqa: E402
 from lecturekit.errors import LectureError  # noqa: E402
 from lecturekit.project import Project  # noqa: E402
-from lecturekit.course.scaffold import ProjectBuilder  # noqa: E402
+from lecturekit.course.scaffold.projects import ProjectBuilder  # noqa: E402
 from budget import charge  # noqa: E402
 from helpers import run_measured  # noqa: E402
 
@@ -809,7 +810,7 @@ def _setting_env(setting):
 
 def _avx2_setting():
     setting = {"ATEN_CPU_CAPABILITY": "avx2"}
-    if "avx2" in cache.machine()["isa"]:  # forcing AVX2 kernels on a CPU without AVX2 would crash NumPy
+    if "avx2" in inputs.machine()["isa"]:  # forcing AVX2 kernels on a CPU without AVX2 would crash NumPy
         setting["OPENBLAS_CORETYPE"] = "Haswell"
     return setting
 

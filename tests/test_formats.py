@@ -43,9 +43,9 @@ def test_figure_preferences():
 
 
 def test_finishing_steps():
-    assert REVEALJS.finish.name == "policy" and REVEALJS.finish.package is None  # its Content-Security-Policy
+    assert REVEALJS.finish.name == "policy" and REVEALJS.finish.packages == ()  # its Content-Security-Policy
     assert TYPST.finish.name == "typst" and TYPST.finish.suffix == ".typ"
-    assert TYPST.finish.package == "typst"  # its version is an input of every product
+    assert TYPST.finish.packages == ("typst", "pikepdf")  # their versions are inputs of every product
 
 
 def test_records_are_frozen():
@@ -154,9 +154,9 @@ def test_emitter_takes_each_formats_preferred_figure(tmp_path):
 def test_a_new_record_is_known_to_every_stage_that_lists_formats(project_builder, monkeypatch):
     """The read stage's format names, `--to`, the parallel build's shared assets and the course
     page's links all come from the table: one more record and each of them knows it."""
-    from lecturekit.course import builder as course
+    from lecturekit.course.build import builder as course
     from lecturekit.cli import render
-    from lecturekit.course import site
+    from lecturekit.course.site import course_page
     prepared = []
     plain = Format(name="plain", product="notes.txt", options={"columns": arg("--columns")},
                    figure_mimes=("image/png",), link_label="নোট", shared_assets=prepared.append)
@@ -171,7 +171,7 @@ def test_a_new_record_is_known_to_every_stage_that_lists_formats(project_builder
     assert render.parse_args(["--to", "plain"]).to == ["plain"]
     (project.output_dir / "01-a").mkdir(parents=True)
     (project.output_dir / "01-a" / "notes.txt").write_text("not made by pandoc")
-    entry = site.lecture_entry(project, folder, site.lecture_meta(folder))
+    entry = course_page.lecture_entry(project, folder, course_page.lecture_meta(folder))
     assert ("নোট", "01-a/notes.txt") in [(link.label, link.href) for link in entry.links]
     plans, results = course.build_course(project, [folder], ["plain"], jobs=1, force=True)
     assert [r.error for r in results] == [None] and results[0].written == ["plain"], results

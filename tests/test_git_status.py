@@ -15,10 +15,10 @@ import subprocess
 
 import pytest
 
-from helpers import ROOT
+from helpers import NO_QUARTO, ROOT
 from test_quarto import QUARTO
 
-pytestmark = pytest.mark.skipif(QUARTO is None, reason="no Quarto CLI: set $QUARTO or put quarto on PATH")
+pytestmark = pytest.mark.skipif(QUARTO is None, reason=NO_QUARTO)
 
 NAME = "01-count"
 SECTION = f"lectures/{NAME}/_01-count.qmd"
@@ -61,7 +61,7 @@ def both_paths(project, quarto_first):
 
 @pytest.fixture(scope="module")
 def project(tmp_path_factory):
-    from lecturekit.course.scaffold import ProjectBuilder
+    from lecturekit.course.scaffold.projects import ProjectBuilder
     builder = ProjectBuilder(tmp_path_factory.mktemp("git-status") / "project", ROOT)
     shutil.copytree(ROOT / "scripts", builder.root / "scripts",
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"))

@@ -11,7 +11,7 @@ import tomllib
 from pathlib import Path
 
 import lecturekit
-from lecturekit.course.builder import theme_digest
+from lecturekit.course.build.builder import theme_digest
 from lecturekit.project import Project
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -101,7 +101,7 @@ def test_a_change_to_a_file_the_handout_imports_changes_the_key(tmp_path):
 def test_a_render_or_check_imports_the_jupyter_client_only_to_execute():
     """A course's no-change render starts no kernel: the client's import (a third of the kit's
     start) waits until one starts."""
-    probe = ("import sys, lecturekit.cli.render, lecturekit.cli.check, lecturekit.cli.plan, lecturekit.course.builder; "
+    probe = ("import sys, lecturekit.cli.render, lecturekit.cli.check, lecturekit.cli.plan, lecturekit.course.build.builder; "
              "print(sorted(m for m in ('jupyter_client', 'nbclient', 'zmq') if m in sys.modules))")
     out = subprocess.run([os.sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

@@ -1,6 +1,6 @@
 """Every lecture as a whole: each section reaches both products, each slide heading is a handout
 heading (handout-only pages stay out of the deck), every cell ran as declared. Runs over every
-lecture found under lectures/; a lecture's own facts live in its own module (test_lecture09.py)."""
+lecture found under lectures/; a lecture's own facts are data, tests/facts/<lecture>.yaml (test_facts.py)."""
 import re
 
 import nbformat

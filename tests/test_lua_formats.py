@@ -13,7 +13,7 @@ import textwrap
 import pypandoc
 import pytest
 
-from lecturekit.course import builder as course
+from lecturekit.course.build import builder as course
 from lecturekit.project import Project
 from lecturekit.write.formats import FORMATS, Format
 

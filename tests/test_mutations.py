@@ -20,11 +20,11 @@ from pathlib import Path
 
 import pytest
 
-from helpers import run_check as run_check_cli, run_render as run_render_cli
+from helpers import NO_QUARTO, find_quarto, run_check as run_check_cli, run_render as run_render_cli
 from lecturekit.cli.check import main as check_main
 from lecturekit.check.expectations import Expectations
 from lecturekit.cli.render import main as render_main
-from lecturekit.course.scaffold import ProjectBuilder
+from lecturekit.course.scaffold.projects import ProjectBuilder
 
 ROOT = Path(__file__).resolve().parents[1]
 NAME = "05-step"
@@ -323,12 +323,7 @@ def test_dropout_left_on_in_the_real_one_step_experiment_is_caught(tmp_path, mon
     assert old != new and "now: একই batch-এ loss" in out
 
 
-def _quarto():
-    return os.environ.get("QUARTO") or shutil.which("quarto")
-
-
-@pytest.mark.skipif(_quarto() is None, reason="no Quarto CLI: set $QUARTO or put quarto on PATH "
-                                               "(.ci/run uses ../shared/quarto/bin/quarto)")
+@pytest.mark.skipif(find_quarto() is None, reason=NO_QUARTO)
 def test_quarto_render_stops_on_a_changed_output(fixture_project, monkeypatch, capsys, tmp_path):
     """`quarto render`'s pre-render checks: a changed output fails the render with the report."""
     import subprocess
@@ -348,7 +343,7 @@ def test_quarto_render_stops_on_a_changed_output(fixture_project, monkeypatch, c
     path = proj / CODE
     path.write_text(path.read_text(encoding="utf-8").replace("LR = 0.1", "LR = 0.05"), encoding="utf-8")
     env = {**os.environ, "QUARTO_PYTHON": str(ROOT / ".venv" / "bin" / "python")}
-    run_q = subprocess.run([_quarto(), "render"], cwd=proj, env=env, capture_output=True, text=True, timeout=900)
+    run_q = subprocess.run([find_quarto(), "render"], cwd=proj, env=env, capture_output=True, text=True, timeout=900)
     log = run_q.stdout + run_q.stderr
     assert run_q.returncode != 0, log[-3000:]
     assert f"[{NAME}] outputs changed: not rendered" in log and CODE in log and shows_old_and_new(log), log[-3000:]

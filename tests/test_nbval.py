@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from lecturekit.cli.render import main as render_main
-from lecturekit.course.scaffold import ProjectBuilder
+from lecturekit.course.scaffold.projects import ProjectBuilder
 
 ROOT = Path(__file__).resolve().parents[1]
 

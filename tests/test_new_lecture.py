@@ -7,7 +7,7 @@ import subprocess
 import zipfile
 
 from helpers import ROOT, pdf_text, run_check, run_render
-from lecturekit.course.scaffold import ProjectBuilder
+from lecturekit.course.scaffold.projects import ProjectBuilder
 
 NAME = "10-new-topic"
 INDEX = """\
@@ -121,7 +121,7 @@ def test_front_matter_defaults():
 
 def test_lecture_code_is_its_own_folder_or_its_declaration(project_builder):
     from lecturekit.project import Project
-    from lecturekit.course.site import lecture_code_files
+    from lecturekit.course.site.code_zip import lecture_code_files
     p = project_builder
     p.add_package("pkg", {"__init__.py": "from helper import X\n"})
     p.add_package("helper", {"__init__.py": "X = 1\n"})

@@ -2,12 +2,8 @@
 a saved prose edit without reloading by hand, with no kernel started and `_output/` untouched; a
 code edit executes the lecture again and the new output shows. The time from save to the new text
 on screen is printed (scripts/bench measures it; this test does not time)."""
-import contextlib
 import os
 import re
-import socket
-import subprocess
-import sys
 import textwrap
 import time
 import urllib.request
@@ -15,6 +11,7 @@ import urllib.request
 import pytest
 
 from helpers import ROOT
+from lecturekit.course.scaffold.browser import preview_server, seconds_to_screen, wait_for_text
 
 FRONT_OTHER = """\
 ---
@@ -42,12 +39,6 @@ SECTION = """\
     স্লাইডটি পড়ে শোনান।
     :::
     """
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 # Three parts, a figure and a quiz in each of the first two: the middle part's numbers depend on
@@ -121,40 +112,9 @@ PARTS = {
 }
 
 
-def start_server(project, *args):
-    """scripts/preview in `project` (its log in preview.log), once it answers: (process, log file)."""
-    port = free_port()
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "scripts")}
-    log = open(project.root / "preview.log", "w+", encoding="utf-8")
-    process = subprocess.Popen([sys.executable, "-m", "lecturekit.cli.preview", *args, "--port", str(port)],
-                               cwd=project.root, env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
-    deadline = time.time() + 300
-    while "Serving on" not in (project.root / "preview.log").read_text(encoding="utf-8"):
-        assert process.poll() is None, (project.root / "preview.log").read_text(encoding="utf-8")
-        assert time.time() < deadline, "the preview server did not start"
-        time.sleep(0.2)
-    while True:  # livereload says "Serving on" just before it listens
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5).close()
-            break
-        except OSError:
-            assert time.time() < deadline and process.poll() is None, "the preview server did not answer"
-            time.sleep(0.2)
-    return process, log, port
-
-
-@contextlib.contextmanager
 def running(project, *args):
-    process, log, port = start_server(project, *args)
-    try:
-        yield port, project.root / "preview.log"
-    except BaseException:
-        print((project.root / "preview.log").read_text(encoding="utf-8")[-6000:])  # shown with the failure
-        raise
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
-        log.close()
+    """scripts/preview in `project`, the tests' and the bench's way (scaffold.browser): (port, log)."""
+    return preview_server(project.root, *args, env={**os.environ, "PYTHONPATH": str(ROOT / "scripts")})
 
 
 @pytest.fixture
@@ -171,12 +131,6 @@ def wait_for_log(log, pattern, count=1, timeout=60):
         time.sleep(0.05)
 
 
-def wait_for_text(page, text, timeout_ms):
-    page.wait_for_function(
-        f"() => window.Reveal && Reveal.isReady && Reveal.isReady() && document.body.innerText.includes({text!r})",
-        timeout=timeout_ms)
-
-
 def test_a_saved_edit_reloads_the_deck(server, browser):
     project, url, log = server
     section = project.lecture / "_00-one.qmd"
@@ -186,16 +140,12 @@ def test_a_saved_edit_reloads_the_deck(server, browser):
         page.goto(url + "#/sec-first")
         wait_for_text(page, "এখানে প্রথম বাক্যটি আছে।", 30_000)
         assert "42" in page.inner_text("section#sec-first")
-        # livereload's client is connected before the edit (it reconnects once it has loaded).
-        page.wait_for_function("() => !!window.LiveReload", timeout=30_000)
-        time.sleep(1)
 
         # Prose: the new sentence shows, the deck came from the cache (no kernel), _output untouched.
-        saved = time.perf_counter()
-        section.write_text(section.read_text(encoding="utf-8").replace("প্রথম বাক্যটি", "বদলানো বাক্যটি"),
-                           encoding="utf-8")
-        wait_for_text(page, "এখানে বদলানো বাক্যটি আছে।", 60_000)
-        print(f"prose edit visible after {time.perf_counter() - saved:.2f} s")
+        seconds = seconds_to_screen(page, lambda: section.write_text(
+            section.read_text(encoding="utf-8").replace("প্রথম বাক্যটি", "বদলানো বাক্যটি"), encoding="utf-8"),
+            "এখানে বদলানো বাক্যটি আছে।")
+        print(f"prose edit visible after {seconds:.2f} s")
         assert re.findall(r"deck written in [0-9.]+ s \((.+?)\)", log.read_text(encoding="utf-8")) == \
             ["executed", "from the cache"]
         assert not (project.root / "_output").exists()
@@ -266,7 +216,7 @@ def test_a_prose_edit_in_a_middle_part_rewrites_its_slides_in_place(mini, browse
     render's, and the served deck's slides equal a full render's, slide by slide; what the page
     shows of them equals a page loaded afresh. An edit that adds a numbered thing writes the whole
     deck again."""
-    from lecturekit.course.preview import full_slides, served_slides
+    from lecturekit.course.preview.server import full_slides, served_slides
     from lecturekit.project import Project
     mini.write("".join(f"{{{{< include {name} >}}}}\n\n" for name in PARTS), sections=PARTS)
     middle = mini.lecture / "_01-middle.qmd"
@@ -278,14 +228,12 @@ def test_a_prose_edit_in_a_middle_part_rewrites_its_slides_in_place(mini, browse
         try:
             page.goto(url + "#/sec-middle")
             wait_for_text(page, "মাঝের বাক্যটি এখানে।", 30_000)
-            page.wait_for_function("() => !!window.LiveReload", timeout=30_000)
-            time.sleep(1)
             page.evaluate("window.notReloaded = true")
             at = page.evaluate("Reveal.getIndices()")
 
-            middle.write_text(middle.read_text(encoding="utf-8").replace("বাক্যটি এখানে", "বাক্যটি বদলেছে"),
-                              encoding="utf-8")
-            wait_for_text(page, "মাঝের বাক্যটি বদলেছে।", 60_000)
+            seconds_to_screen(page, lambda: middle.write_text(
+                middle.read_text(encoding="utf-8").replace("বাক্যটি এখানে", "বাক্যটি বদলেছে"), encoding="utf-8"),
+                "মাঝের বাক্যটি বদলেছে।")
             assert re.findall(r"deck written in .*", log.read_text(encoding="utf-8"))[-1].endswith(
                 "; the slides of _01-middle.qmd only"), log.read_text(encoding="utf-8")
             assert page.evaluate("window.notReloaded === true"), "the page was reloaded"
@@ -305,14 +253,12 @@ def test_a_prose_edit_in_a_middle_part_rewrites_its_slides_in_place(mini, browse
                 assert page.evaluate(script) == fresh.evaluate(script), slide
 
             # A second quiz in the middle part renumbers what follows: the whole deck is written.
-            time.sleep(1)
-            quiz = textwrap.dedent(PARTS["_01-middle.qmd"]).split("## মাঝের যাচাই {#sec-quiz-two}")[1]
-            middle.write_text(middle.read_text(encoding="utf-8") + quiz.replace("দ্বিতীয় রেখাটি", "রেখাটি আবার"),
-                              encoding="utf-8")
             # The save may be seen half written (a deck without this part: the page then leaves
             # its slide), so the words are looked for in the whole deck, shown or not.
-            page.wait_for_function("() => window.Reveal && Reveal.isReady && Reveal.isReady() && "
-                                   "document.body.textContent.includes('রেখাটি আবার কোন দিকে যায়?')", timeout=60_000)
+            quiz = textwrap.dedent(PARTS["_01-middle.qmd"]).split("## মাঝের যাচাই {#sec-quiz-two}")[1]
+            seconds_to_screen(page, lambda: middle.write_text(
+                middle.read_text(encoding="utf-8") + quiz.replace("দ্বিতীয় রেখাটি", "রেখাটি আবার"), encoding="utf-8"),
+                "রেখাটি আবার কোন দিকে যায়?", shown=False)
             written = re.findall(r"deck written in .*", log.read_text(encoding="utf-8"))
             assert "every slide: a numbered thing" in written[-1], "\n".join(written)
             assert served_slides(project, mini.lecture) == full_slides(project, mini.lecture)

@@ -1,5 +1,5 @@
 """The preview server answers only its own origin and serves only what the decks load
-(course/preview_access.py): requests as a hostile web page would send them, to `scripts/preview`
+(course/preview/access.py): requests as a hostile web page would send them, to `scripts/preview`
 on a small lecture, with a deck built only when it is opened.
 
 - DNS rebinding: `Host: attacker.example:PORT` gets nothing, not even a deck;

@@ -1,7 +1,8 @@
 """`quarto render` (the real Quarto CLI) gives the same deck and handout as scripts/render.
 
 Quarto is found in $QUARTO or on PATH (CI: .ci/run exports the kit beside the clone); without one the
-tests are skipped with that reason. Quarto renders throwaway projects, never the working tree.
+tests are skipped with that reason, or fail where a Quarto is expected (helpers.REQUIRE_QUARTO).
+Quarto renders throwaway projects, never the working tree.
 
 - From the executed notebooks (`quarto render` at the root of a small project, our execute step as
   pre-render), on test_quarto_draft's lecture with every construct of the real lectures (that test
@@ -35,7 +36,8 @@ from pathlib import Path
 
 import pytest
 
-from helpers import copy_project, run_render
+from helpers import NO_QUARTO, copy_project, find_quarto, run_render
+from lecturekit.course.scaffold.courses import quarto_ready
 from quarto_products import deck_profile, handout_profile, slide_contents
 from test_deck_audit import AUDIT
 from test_slides import STEP_REPORT
@@ -48,16 +50,8 @@ CONSTRUCTS = "03-draft"  # test_quarto_draft.NAME: the lecture of every construc
 QUARTO_WARNING = re.compile(r"^(?:\x1b\[[0-9;]*m)*(?:WARN(?:ING)?\b|ERROR\b|\[WARNING\]|\[ERROR\])", re.M)
 
 
-def find_quarto():
-    found = os.environ.get("QUARTO") or shutil.which("quarto")
-    if found and Path(found).exists():
-        return found
-    return None
-
-
 QUARTO = find_quarto()
-pytestmark = pytest.mark.skipif(QUARTO is None, reason="no Quarto CLI: set $QUARTO or put quarto on PATH "
-                                                       "(.ci/run uses ../shared/quarto/bin/quarto)")
+pytestmark = pytest.mark.skipif(QUARTO is None, reason=NO_QUARTO)
 
 
 def quarto(project: Path, *args: str) -> subprocess.CompletedProcess:
@@ -373,11 +367,7 @@ def small_quarto_project(builder, names, sections=False):
     """Small lectures (one cell reading a course package), with the scripts Quarto's pre- and
     post-render run and the project's venv. `sections`: the slide lives in a section file."""
     builder.add_package("minipkg", {"__init__.py": "ANSWER = 42\n"})
-    shutil.copytree(ROOT / "scripts", builder.root / "scripts",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"))
-    for name in ("pyproject.toml", "package.json"):
-        shutil.copy(ROOT / name, builder.root / name)
-    (builder.root / ".venv").symlink_to(ROOT / ".venv")
+    quarto_ready(builder.root, ROOT)
     slide = """
         ## একটি স্লাইড {#sec-one}
 

@@ -24,13 +24,12 @@ from pathlib import Path
 
 import pytest
 
-from helpers import LECTURES, ROOT, run_render
-from lecturekit.course.scaffold import ProjectBuilder
+from helpers import LECTURES, NO_QUARTO, ROOT, run_render
+from lecturekit.course.scaffold.projects import ProjectBuilder
 from quarto_products import deck_profile, handout_profile
 from test_quarto import QUARTO, letters, quarto, warnings_in
 
-pytestmark = pytest.mark.skipif(QUARTO is None, reason="no Quarto CLI: set $QUARTO or put quarto on PATH "
-                                                       "(.ci/run uses ../shared/quarto/bin/quarto)")
+pytestmark = pytest.mark.skipif(QUARTO is None, reason=NO_QUARTO)
 
 NAME = "03-draft"
 FRONT = {"title": "খসড়া পর্ব", "subtitle": "সব ধরনের ব্লক এক জায়গায়", "title-en": "A Draft Lecture",

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from helpers import ROOT, run_render
+from helpers import NO_QUARTO, ROOT, run_render
 from test_quarto import QUARTO, quarto, quarto_preview, small_quarto_project
 
-pytestmark = pytest.mark.skipif(QUARTO is None, reason="no Quarto CLI: set $QUARTO or put quarto on PATH")
+pytestmark = pytest.mark.skipif(QUARTO is None, reason=NO_QUARTO)
 
 COPIED = ["_quarto.yml", "_extensions", "code", "lectures", "scripts", "tests/expected", "pyproject.toml",
           "requirements.lock", "package.json", "package-lock.json"]

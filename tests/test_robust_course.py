@@ -155,20 +155,28 @@ def test_a_link_in_a_lectures_code_is_refused_by_name(course, tmp_path_factory, 
     """The course page's step (scripts/render's and Quarto's post-render's): the lecture's zip is not
     written (an earlier one is removed: it may hold the target), one line names the link relative to
     the project, the other lecture's page is made; its own page does not link a zip."""
-    from lecturekit.course import quarto_products, site
+    from lecturekit.course.quarto import post_render
+    from lecturekit.course.site import code_zip, course_page
     from lecturekit.project import Project
     shown = link_into_code(course, tmp_path_factory.mktemp("outside"), where)
     project = Project(course.root)
     zip_file = course.root / "_output" / "01-good" / "code.zip"
     zip_file.parent.mkdir(parents=True)
     zip_file.write_bytes(b"an earlier zip")
-    _page, zips, unreadable = site.build_site(project)
+    _page, zips, unreadable = course_page.build_site(project)
     assert list(unreadable) == ["01-good"] and zips == [], unreadable
     assert unreadable["01-good"].startswith(f"{shown}: a symbolic link"), unreadable
     assert not zip_file.exists() and (course.root / "_output" / "index.html").exists()
-    assert not site.has_code_zip(project, course.lectures_dir / "01-good")
-    status, _failed = quarto_products.report_failures(project)
+    assert not code_zip.has_code_zip(project, course.lectures_dir / "01-good")
+    # Quarto's render of the project: the lecture is this render's, so the render fails, as scripts/render's.
+    status, failed = post_render.report_failures(project, rendered=["01-good", "02-second"])
+    assert status == 1 and list(failed) == ["01-good"], failed
+    said = capsys.readouterr().err.splitlines()
+    assert any(line.startswith(f"error: {shown}: a symbolic link") for line in said), said
+    # A render of another source (a draft): the lecture is only said to be listed as failed.
+    status, failed = post_render.report_failures(project)
     line = f"quarto: [01-good] course page: listed as failed: {shown}: a symbolic link"
+    assert status == 0 and not failed
     assert any(said.startswith(line) for said in capsys.readouterr().err.splitlines())
 
 

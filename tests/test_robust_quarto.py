@@ -3,7 +3,7 @@
 Quarto reads every source of the project (includes expanded, every front matter parsed) before it
 runs the pre-render step; a malformed front matter or a missing include there would end the whole
 render in Quarto's JavaScript stack trace without a file name. The extension engine
-`_extensions/lecture/readable.js` claims the files of each lecture lecturekit.course.readable finds
+`_extensions/lecture/readable.js` claims the files of each lecture lecturekit.course.quarto.readable finds
 unreadable, so Quarto leaves them alone: the good lectures are rendered, the broken one is listed
 with its error (file:line) on the course page and in the summary, exit 1, as scripts/render does.
 A render that names the broken source gets one line, `file:line: what is wrong (the fix)`, exit 1,
@@ -18,11 +18,11 @@ import shutil
 
 import pytest
 
-from helpers import ROOT
+from helpers import NO_QUARTO, ROOT
 from test_quarto import QUARTO, quarto
-from test_robust_read import line_of, pdf_image_sizes, red_png
+from test_bad_input import line_of, pdf_image_sizes, red_png
 
-pytestmark = pytest.mark.skipif(QUARTO is None, reason="no Quarto CLI: set $QUARTO or put quarto on PATH")
+pytestmark = pytest.mark.skipif(QUARTO is None, reason=NO_QUARTO)
 
 GOOD = """
 ## একটি স্লাইড {#sec-one}
@@ -39,7 +39,7 @@ print(6 * 7)
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
     """One good lecture, rendered once by Quarto; each test adds what it needs and takes it away."""
-    from lecturekit.course.scaffold import ProjectBuilder
+    from lecturekit.course.scaffold.projects import ProjectBuilder
     builder = ProjectBuilder(tmp_path_factory.mktemp("quarto-robust") / "project", ROOT)
     shutil.copytree(ROOT / "scripts", builder.root / "scripts",
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"))

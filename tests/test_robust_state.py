@@ -136,16 +136,17 @@ def test_damaged_quarto_state_is_discarded_with_one_warning(copy, damage, capsys
     """The products manifest as `quarto render` reads it (`_build/<lecture>/products.json`, which
     pre-render reads) and `_build/quarto-pending.json` (which post-render reads): damaged, they are
     discarded with one warning and the lecture counts as changed, never a traceback."""
-    from lecturekit.course import products, quarto_products
+    from lecturekit.course.build import products
+    from lecturekit.course.quarto import handoff, post_render, pre_render
     from lecturekit.project import Project
     project = Project(copy.root)
     manifest = copy.root / "_build" / "demo" / products.MANIFEST
-    pending = copy.root / "_build" / quarto_products.PENDING
+    pending = copy.root / "_build" / handoff.PENDING
     manifest.write_bytes(MANIFEST_DAMAGE[damage])
     pending.write_bytes(MANIFEST_DAMAGE[damage])
-    stale, current = quarto_products.stale_lectures(project)
+    stale, current = pre_render.stale_lectures(project)
     assert list(stale) == ["demo"] and current == []
-    quarto_products.record(project, [(copy.slides, "_build")])
+    post_render.record(project, [(copy.slides, "_build")])
     warnings = capsys.readouterr().err.splitlines()
     # Discarded once: the damaged file goes, so the second read finds none.
     assert len([w for w in warnings if "products.json: discarded a damaged" in w]) == 1, warnings

@@ -1,5 +1,5 @@
 """The suite's scopes, chosen by the code (docs/testing.md): `--lecture NAME` collects exactly the
-tests of that lecture (the ones its id or its module names, the rule tests/budget.py charges by),
+tests of that lecture (the ones whose id names it, the rule tests/budget.py charges by),
 `--fixed` the ones that name none, and the fixed part with every lecture's shard is the whole suite,
 each test in exactly one. Collection only: no test runs."""
 import re
@@ -16,14 +16,10 @@ def collected(*args: str) -> list[str]:
 
 
 def named_lecture(nodeid: str) -> str | None:
-    """The lecture a test id names, read here from the id alone: in its parameters, else as the
-    module of that lecture's own facts (test_lecture07.py)."""
+    """The lecture a test id names, read here from the id alone (in its parameters)."""
     params = nodeid.partition("[")[2]
     names = [lecture.name for lecture in LECTURES if re.search(rf"(?<![\w-]){re.escape(lecture.name)}(?!\w)", params)]
-    if names:
-        return max(names, key=len)
-    module = re.search(r"test_lecture(\d+)\.py::", nodeid)
-    return next((lecture.name for lecture in LECTURES if module and lecture.name.startswith(module[1] + "-")), None)
+    return max(names, key=len) if names else None
 
 
 def test_each_scope_collects_its_own_tests_and_together_the_whole_suite():
@@ -37,6 +33,8 @@ def test_each_scope_collects_its_own_tests_and_together_the_whole_suite():
     assert {named_lecture(t) for t in shard} == {first}, "--lecture collected another lecture's test"
     assert {named_lecture(t) for t in others} == set(rest)
     assert {named_lecture(t) for t in fixed} == {None}, "--fixed collected a lecture's test"
+    # The Quarto tests are fixed: a lecture's job installs no Quarto (docs/ci.md), the suite's does.
+    assert not [t for t in shard + others if "quarto" in t.lower()], "a Quarto test in a lecture's shard"
     # Every test in exactly one scope, and no test in none.
     assert sorted(fixed + shard + others) == sorted(whole)
     assert len(set(fixed) | set(shard) | set(others)) == len(whole)

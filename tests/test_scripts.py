@@ -3,7 +3,7 @@ recursively, wherever it sits) runs on its own; each printed line that reports t
 line of any lecture's executed outputs (same words, same count of numbers, values within rounding)
 must print it identically — a script that rounds 3.0125 to 3.013 while the handout shows 3.012 fails.
 Each script runs once per session (helpers.ScriptRuns), its run shared with test_bazarghar and the
-lecture's own test."""
+lecture's facts (test_facts.py)."""
 import json
 import re
 import tempfile

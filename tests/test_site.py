@@ -1,8 +1,8 @@
-"""The course page (site.py + templates/course.html.j2), rendered without rendering any lecture:
+"""The course page (course/site/course_page.py + templates/course.html.j2), rendered without rendering any lecture:
 grouping and order, each format's link from its record, products not made yet, escaping."""
 import html.parser
 
-from lecturekit.course import site
+from lecturekit.course.site import course_page
 from lecturekit.write.formats import FORMATS
 from lecturekit.project import Project
 
@@ -42,7 +42,7 @@ def _page(project_builder, lectures, made=()):
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(b"x")
     project = Project(project_builder.root)
-    text = site.index_html(project, [(d, site.lecture_meta(d)) for d in project.lectures()])
+    text = course_page.index_html(project, [(d, course_page.lecture_meta(d)) for d in project.lectures()])
     page = _Page()
     page.feed(text)
     return text, page

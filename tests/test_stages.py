@@ -212,3 +212,35 @@ def test_bengali_date_and_digits():
     assert words.bengali_date(0) == "১ জানুয়ারি ১৯৭০"
     assert words.bn_digits("পর্ব 09") == "পর্ব ০৯"
     assert "৪২".translate(words.FROM_BENGALI_DIGITS) == "42"
+
+
+# ---- pandoc, run the one way every stage runs it (lecturekit/pandoc.py) -------------------------
+
+import time  # noqa: E402
+
+from lecturekit.pandoc import PandocError, pandoc_binary, run_pandoc  # noqa: E402
+from lecturekit.write.writers import Children  # noqa: E402
+
+
+def test_pandoc_runs_the_pinned_binary_with_text_in_and_out():
+    assert Path(pandoc_binary()).parent.parent == Path(pypandoc.__file__).parent  # pypandoc-binary's files/
+    run = run_pandoc(["--from=markdown", "--to=plain"], stdin="*এক* দুই")
+    assert run.stdout.strip() == "এক দুই"
+
+
+def test_a_failed_pandoc_run_is_the_kits_error_with_pandocs_words():
+    with pytest.raises(PandocError) as err:
+        run_pandoc(["--from=nosuchreader"], stdin="x")
+    assert isinstance(err.value, LectureError) and err.value.returncode not in (0, None)
+    assert "nosuchreader" in err.value.stderr and "nosuchreader" in str(err.value)
+
+
+@pytest.mark.parametrize("start", ["subprocess", "the write stage's children"])
+def test_a_pandoc_run_past_its_time_limit_is_stopped_and_named(tmp_path, start):
+    (tmp_path / "loop.lua").write_text("while true do end\n")
+    kwargs = {"start": Children().run} if start != "subprocess" else {}
+    started = time.monotonic()
+    with pytest.raises(PandocError) as err:
+        run_pandoc(["--lua-filter=loop.lua"], stdin="x", cwd=tmp_path, timeout=1, **kwargs)
+    assert time.monotonic() - started < 4  # stopped at its limit, not left to run
+    assert err.value.returncode is None and "did not finish in 1 s" in err.value.message

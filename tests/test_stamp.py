@@ -1,4 +1,4 @@
-"""The stamp Quarto's pre-render trusts to skip a lecture without reading it (course/stamp.py).
+"""The stamp Quarto's pre-render trusts to skip a lecture without reading it (course/build/stamp.py).
 
 After a full render, the lecture's stamp holds, and `quarto render`'s pre-render hands Quarto
 nothing without importing the executor. Every kind of input a render reads, and everything it left,
@@ -55,21 +55,21 @@ MUTATIONS = {
 
 def kit_edited(root, monkeypatch):
     """A copy of the kit with one module edited (the real kit is every test's)."""
-    from lecturekit.course import stamp
+    from lecturekit import inputs
     kit = root / "kit-copy" / "lecturekit"
-    shutil.copytree(stamp.KIT, kit, ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setattr(stamp, "KIT", kit)
+    shutil.copytree(inputs.KIT, kit, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(inputs, "KIT", kit)
     return kit
 
 
 def installed_changed(monkeypatch):
-    from lecturekit.course import stamp
-    installed = stamp._installed()
-    monkeypatch.setattr(stamp, "_installed", lambda: [*installed, ["purelib", "newpkg-1.0.dist-info", 0]])
+    from lecturekit import inputs
+    installed = inputs.installed()
+    monkeypatch.setattr(inputs, "installed", lambda: [*installed, ["purelib", "newpkg-1.0.dist-info", 0]])
 
 
 def holds(root):
-    from lecturekit.course import stamp
+    from lecturekit.course.build import stamp
     from lecturekit.project import Project
     from lecturekit.write.formats import FORMATS
     project = Project(root)
@@ -81,7 +81,7 @@ def holds(root):
 def test_the_stamp_breaks_when_anything_a_render_reads_or_left_changes(copy, mutation, monkeypatch):  # noqa: F811
     if mutation == "the kit's code":  # the stamp of the copied kit, before its edit
         kit = kit_edited(copy.root, monkeypatch)
-        from lecturekit.course import stamp
+        from lecturekit.course.build import stamp
         from lecturekit.project import Project
         from lecturekit.write.formats import FORMATS
         products = [f.product for f in FORMATS.values()]

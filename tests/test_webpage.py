@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import LECTURES, ROOT, every_lecture, pdf_text
+from helpers import LECTURES, NO_QUARTO, ROOT, every_lecture, pdf_text
 from test_handout import squash, without_page_furniture
 
 PHONE = {"width": 390, "height": 844}
@@ -535,7 +535,7 @@ def test_search_finds_bengali_english_and_api_names(browser, rendered, lecture):
 def test_search_shows_titles_as_the_page_does(tmp_path):
     """A title written in markdown (code, emphasis, printed markup) is found and shown as the page's
     heading shows it, not as its front matter spells it."""
-    from lecturekit.course.pages import page_documents
+    from lecturekit.course.site.pages import page_documents
     page = tmp_path / "index.html"
     page.write_text('<header><h1 class="title"><code>nn.Module</code> আর <strong>&lt;b&gt;</strong>'
                     '<span class="subtitle">ছোট <em>শিরোনাম</em></span></h1>'
@@ -723,7 +723,7 @@ def test_quarto_render_writes_the_same_page(project_builder, browser):
     and runs nothing."""
     import test_quarto
     if test_quarto.QUARTO is None:
-        pytest.skip("no Quarto CLI: set $QUARTO or put quarto on PATH (.ci/run uses ../shared/quarto/bin/quarto)")
+        pytest.skip(NO_QUARTO)
     from helpers import run_render
     project = test_quarto.small_quarto_project(project_builder, ["01-one"])
     project_builder.copy_code()
@@ -770,7 +770,7 @@ def test_printed_markup_and_a_neighbours_title_are_text(project_builder, browser
     """What a cell prints and what another lecture's title says reach the page as text: the printed
     `<script>` and `onerror` run nothing, and markdown or a script link in the next lecture's
     title is shown as written, not made a link."""
-    from lecturekit.course import builder as course
+    from lecturekit.course.build import builder as course
     from lecturekit.project import Project
     first = project_builder.add_lecture("01-a", """
         # অংশ {#sec-a}

@@ -13,13 +13,15 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 import yaml
 
-from helpers import BIN, ROOT, copy_project, run_check, run_kit, run_render
+from helpers import (BIN, NO_QUARTO, REQUIRE_QUARTO, ROOT, copy_project, find_quarto, run_check, run_kit,
+                     run_render)
 from lecturekit.check.markdown_report import code, fenced
 
 WORKFLOW = ROOT / ".github" / "workflows" / "course.yml"
@@ -101,6 +103,38 @@ def test_every_action_is_pinned_by_commit_and_every_job_has_its_own_permissions(
     writes = {name: job["permissions"] for name, job in workflow["jobs"].items()
               if "write" in job["permissions"].values()}
     assert writes == {"deploy": {"pages": "write", "id-token": "write"}}
+
+
+def test_a_missing_quarto_fails_where_quarto_is_expected(tmp_path):
+    """The job that runs the Quarto tests (the suite: no lecture's shard holds one) installs Quarto
+    and sets REQUIRE_QUARTO, as .ci/run does; under it a Quarto test without a Quarto fails, naming
+    what is missing, whether its mark skipped it (setup) or the test itself (call); without it both
+    are skipped."""
+    workflow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+    [suite] = [job for job in workflow["jobs"].values()
+               if any("scripts/test --fixed" in step.get("run", "") for step in job["steps"])]
+    assert suite["env"][REQUIRE_QUARTO] == "1"
+    assert any(step.get("uses", "").startswith("quarto-dev/quarto-actions/setup@") for step in suite["steps"])
+    assert re.search(rf"^export {REQUIRE_QUARTO}=1$", (ROOT / ".ci" / "run").read_text(encoding="utf-8"), re.M)
+
+    path = [folder for folder in os.environ["PATH"].split(os.pathsep) if not shutil.which("quarto", path=folder)]
+    without = {name: value for name, value in os.environ.items() if name not in ("QUARTO", REQUIRE_QUARTO)}
+    without["PATH"] = os.pathsep.join(path)
+    tests = ["tests/test_bad_input.py::test_batch[quarto: one revealjs option-quarto]",
+             "tests/test_bad_input.py::test_quarto_render_of_the_source_alone[svg slash onload]"]
+
+    def run_tests(env):
+        return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rfEs", *tests],
+                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+
+    required = run_tests({**without, REQUIRE_QUARTO: "1"})
+    assert required.returncode == 1, required.stdout + required.stderr
+    assert "1 failed, 1 error" in required.stdout, required.stdout
+    message = f"{REQUIRE_QUARTO} is set: this run needs the Quarto CLI and found none (no `quarto` on PATH)"
+    assert required.stdout.count(message) == 2, required.stdout
+    skipped = run_tests(without)
+    assert skipped.returncode == 0 and "2 skipped" in skipped.stdout, skipped.stdout + skipped.stderr
+    assert skipped.stdout.count(NO_QUARTO) == 2, skipped.stdout
 
 
 def test_the_workflow_reads_what_the_plan_prints(generated_course):
@@ -270,13 +304,14 @@ def planned_names(found):
 # on a git repository of the generated course with this project's scripts and `.github/`. Every
 # remote action is replaced by its stand-in under tests/act/ (`--local-repository`): a checkout that
 # lays out the commit's files, caches and artifacts kept in folders of the test, a Pages deploy that
-# copies the site. act runs with no network at all (a network namespace of its own), so nothing it
+# copies the site, a Quarto setup that puts this machine's Quarto on the job's PATH. act runs with no network at all (a network namespace of its own), so nothing it
 # does can need one. Its JSON log says which jobs ran and how they ended, every output each step set
 # and the job summaries.
 
 ACT = BIN / "act"
 STANDINS = ROOT / "tests" / "act"
 RUNNER = "ubuntu-24.04"
+QUARTO = find_quarto()  # what the Quarto setup's stand-in installs
 
 
 def remote_actions() -> set[tuple[str, str, str]]:
@@ -326,7 +361,7 @@ def workflow_repository(generated_course: Path, folder: Path) -> Path:
 @dataclass
 class ActRun:
     """One act run: its exit code, its JSON log (and all it printed), the folder its stand-ins wrote
-    (artifacts/, apt-get.log, deployed/), the caches' folder and the keys it held after the run, and
+    (artifacts/, apt-get.log, quarto.log, deployed/), the caches' folder and the keys it held after the run, and
     the commit that ran."""
     returncode: int
     log: list[dict]
@@ -379,6 +414,7 @@ def act(repo: Path, event: str, folder: Path, caches: Path, workflow: Path | Non
     replaced = [f"--local-repository={owner}/{name}@{commit}={STANDINS / name}"
                 for owner, name, commit in sorted(remote_actions())]
     standins = {"STANDIN_REPOSITORY": repo, "STANDIN_RUN": folder, "STANDIN_CACHES": caches,
+                "STANDIN_QUARTO": os.path.abspath(QUARTO) if QUARTO else "",
                 "PATH": f"{STANDINS / 'bin'}{os.pathsep}{os.environ['PATH']}"}
     # No network at all: a network namespace of its own (as root; else in a user namespace).
     offline = ["unshare", "--net"] if os.geteuid() == 0 else ["unshare", "--user", "--map-current-user", "--net"]
@@ -421,7 +457,10 @@ def unset_outputs(workflow: dict, run: ActRun) -> list[str]:
 @pytest.fixture(scope="module")
 def course_runs(generated_course, tmp_path_factory):
     """The workflow run by act three times on one repository, its caches kept between the runs: a
-    pull request, the push of that commit to main, then a pull request that edits one lecture's prose."""
+    pull request, the push of that commit to main, then a pull request that edits one lecture's prose.
+    The suite job installs Quarto: the stand-in's is this machine's, without which there is no run."""
+    if QUARTO is None:
+        pytest.skip(NO_QUARTO)
     folder = tmp_path_factory.mktemp("act")
     repo = workflow_repository(generated_course, folder / "repo")
     caches = folder / "caches"
@@ -480,6 +519,11 @@ def test_a_pull_request_plans_executes_checks_and_writes_the_site(course_runs):
     # Every job set up its environment through the local action (its first step: Debian's packages).
     installs = [line for line in (run.folder / "apt-get.log").read_text().splitlines() if " install " in line]
     assert len(installs) == len(run.results())
+    # The suite job alone installed Quarto, of the version the workflow asks (the stand-in fails on
+    # another), and has it on PATH for the Quarto tests.
+    version = subprocess.run([QUARTO, "--version"], capture_output=True, text=True, check=True).stdout.strip()
+    assert (run.folder / "quarto.log").read_text().splitlines() == [f"suite: Quarto {version} from {os.path.abspath(QUARTO)}"]
+    assert run.printed("suite", "The Quarto the suite runs").strip() == version
 
 
 def test_main_restores_the_executions_saves_the_course_and_deploys(course_runs):

@@ -2,7 +2,7 @@
 // a source before it parses that source, and it reads every source the project's `render:` lists
 // before the pre-render step: a malformed front matter or a missing include there would end the
 // whole render in Quarto's JavaScript stack trace. So the first question runs our check
-// (scripts/lecturekit/course/readable.py) once, and this engine claims every file of a lecture that
+// (scripts/lecturekit/course/quarto/readable.py) once, and this engine claims every file of a lecture that
 // cannot be read: Quarto leaves it unparsed, pre-render executes the good lectures and lists them
 // alone, and post-render lists the broken one with its error on the course page and in the summary
 // (exit 1). A render that names a broken lecture's own file gets its file:line and what is wrong,
@@ -36,7 +36,7 @@ function checkLectures() {
          "not set up; run scripts/setup at the project root once, then quarto render again");
   }
   const run = new Deno.Command(python, {
-    args: ["-m", "lecturekit.course.readable", "--json"],
+    args: ["-m", "lecturekit.course.quarto.readable", "--json"],
     cwd: root,
     env: { PYTHONPATH: `${root}scripts` },
     stdout: "piped",

@@ -2,7 +2,7 @@
 
 `_extensions/lecture/words.json` is read by the kit here and by the Lua filters (common.lua): one
 spelling of "ছবি", the month names and the digits for both renderers. The course page's sentences
-are in its template (course/templates/course.html.j2).
+are in its template (course/site/templates/course.html.j2).
 """
 import datetime
 import json

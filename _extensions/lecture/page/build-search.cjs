@@ -1,4 +1,4 @@
-// The course's search index, built when the course page is written (course/pages.py runs it):
+// The course's search index, built when the course page is written (course/site/pages.py runs it):
 // stdin the documents [{id, title, where, text}], stdout `search-index.js`, a script that sets
 // COURSE_SEARCH_INDEX (a page opened from disk loads a script where it may not fetch a file).
 const path = require("path");

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from lecturekit.execute import cache
+from lecturekit import inputs
 from lecturekit.execute.record import CellRun
 from .records import CodeDigests, Entry, Versions
 
@@ -32,7 +32,7 @@ def digest(obj: Any) -> str:
 
 def code_digests(cells: Sequence[CellRun], code_dir: Path) -> dict[str, CodeDigests]:
     """Label -> {"cell": digest of its code, "before": digest of code/ and every earlier cell's code}."""
-    chain = hashlib.sha256(json.dumps(cache.code_digests(code_dir)).encode())
+    chain = hashlib.sha256(json.dumps(inputs.tree(code_dir, Path(code_dir).parent)).encode())
     found: dict[str, CodeDigests] = {}
     for cell in cells:
         if cell.label:
@@ -44,10 +44,9 @@ def code_digests(cells: Sequence[CellRun], code_dir: Path) -> dict[str, CodeDige
 def project_files(project_root: Path, code_dir: Path, lecture_root: Path) -> dict[str, str]:
     """Path relative to the project -> short digest, of every file under code/ and the lecture folder."""
     found: dict[str, str] = {}
-    for folder, digests in ((code_dir, cache.code_digests(code_dir, skip_suffixes=(".pyc",))),
-                            (lecture_root, cache.file_digests(lecture_root, skip_suffixes=(".pyc",)))):
+    for folder in (code_dir, lecture_root):
         rel = os.path.relpath(folder, project_root)
-        for name, sha in digests:
+        for name, sha in inputs.tree(folder, project_root):
             found[f"{rel}/{name}"] = sha[:12]
     return found
 

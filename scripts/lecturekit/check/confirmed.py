@@ -15,12 +15,12 @@ is ignored (the baseline is then the expectations file's, as on a fresh clone).
 """
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lecturekit import inputs
 from lecturekit.fsutil import write_atomic
 from .records import CodeDigests
 
@@ -34,10 +34,9 @@ class Confirmed:
 
 
 def _expected_digest(expected: Path) -> str | None:
-    try:
-        return hashlib.sha256(expected.read_bytes()).hexdigest()
-    except OSError:
-        return None
+    """The expectations file's sha256; None when it is no file to read (none, a pipe)."""
+    digest = inputs.file(expected)
+    return None if digest in inputs.MARKERS else digest
 
 
 def _path(build_dir: Path, name: str) -> Path:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from wcwidth import wcswidth
 
-from lecturekit.execute import cache
+from lecturekit import inputs
 from lecturekit.read import qmd
 from lecturekit.execute.build import ExecutedLecture, execute_lecture, run_kernel
 from lecturekit.execute.notebook import executed_notebook
@@ -99,7 +99,7 @@ def usable_python(python: str, cwd: str | None = None) -> str:
     if not os.access(path, os.X_OK):
         raise UnusablePython(f"--compare-python {given}: is not executable")
     try:
-        versions = cache.environment_versions(str(path))
+        versions = inputs.versions(str(path))
     except (OSError, subprocess.SubprocessError, json.JSONDecodeError, ValueError):
         raise UnusablePython(f"--compare-python {given}: is not a Python 3 interpreter "
                              "(it could not run the version probe)") from None
@@ -114,7 +114,7 @@ def usable_python(python: str, cwd: str | None = None) -> str:
 
 def _execute_other(project: Project, lecture_dir: Path, python: str, *, fresh: bool,
                    progress: Callable[[str], None] | None) -> ExecutedLecture:
-    here, there = cache.environment_versions(), cache.environment_versions(python)
+    here, there = inputs.versions(), inputs.versions(python)
     if here != there:
         executed = execute_lecture(project, lecture_dir, fresh=fresh, progress=progress, python=python, write=False)
         assert executed is not None  # only a cached_only execution can be None

@@ -26,9 +26,10 @@ execution cache copied in; the revisions take turns, so both see the same load. 
 in each clone are reported apart (first-use caches). The floor is what the lecture's own code costs: the kernel's start plus every cell's execution
 time; the rest of a cold render is the renderer's overhead.
 
-Everything runs in throwaway copies of the project (built by `scaffold.ProjectBuilder`, as the tests
-build theirs), so the benchmark neither reads nor disturbs `_build/` and `_output/`. It measures; it
-asserts nothing. It writes every number as JSON and the side-by-side table as Markdown (`--out`).
+Everything runs in throwaway copies of the project (built by `lecturekit.course.scaffold`, as the
+tests build theirs), so the benchmark neither reads nor disturbs `_build/` and `_output/`; commands
+are measured by `lecturekit.meter` and the preview is driven the tests' way (`scaffold.browser`).
+It measures; it asserts nothing. It writes every number as JSON and the side-by-side table as Markdown (`--out`).
 """
 from __future__ import annotations
 
@@ -36,29 +37,21 @@ import argparse
 import json
 import os
 import platform
-import resource
 import shutil
 import subprocess
 import sys
 import tempfile
-import textwrap
-import threading
 import time
 from pathlib import Path
 from typing import Any
-from collections.abc import Callable
 
-from lecturekit.course.scaffold import ProjectBuilder, _ignore
+from lecturekit import meter
+from lecturekit.course.scaffold.browser import launch_chromium, preview_server, seconds_to_screen
+from lecturekit.course.scaffold.courses import (add_prose, find_quarto, lecture_project, prose_edit, quarto_ready,
+                                                synthetic_course, write_synthetic)
 from lecturekit.fsutil import write_atomic
 
 ROOT = Path(__file__).resolve().parents[3]
-# Words added to a sentence of plain prose: the execution stays cached, the products are written again.
-PROSE_EDIT = " (আবার পড়ুন)"
-
-try:
-    import psutil  # type: ignore[import-untyped,unused-ignore]
-except ImportError:  # peak memory then comes from getrusage alone
-    psutil = None
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -98,170 +91,26 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 # ---- running the CLIs, measured ------------------------------------------------------------------
 
-class Run:
-    """One command run: wall time, peak memory (whole process tree, sampled) and the largest process."""
-
-    def __init__(self, command: list[str], cwd: Path, env: dict[str, str] | None = None,
-                 ok: tuple[int, ...] = (0,)) -> None:
-        self.command, self.cwd, self.env, self.ok = command, cwd, env, ok
-        self.seconds = 0.0
-        self.cpu_seconds = 0.0  # user + system time of the whole process tree: what the load does not change
-        self.peak_tree = self.peak_single = 0
-        self.returncode: int | None = None
-        self.stdout = self.stderr = ""
-
-    def __call__(self) -> Run:
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        started = time.perf_counter()
-        proc = subprocess.Popen(self.command, cwd=self.cwd, env=self.env,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        sampler = threading.Thread(target=self._sample, args=(proc,), daemon=True)
-        sampler.start()
-        out, err = proc.communicate()
-        self.seconds = time.perf_counter() - started
-        sampler.join()
-        self.returncode, self.stdout, self.stderr = proc.returncode, out, err
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        self.cpu_seconds = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-        # ru_maxrss of children: the largest single descendant (KB on Linux); only a new maximum shows.
-        self.peak_single = max(after.ru_maxrss, before.ru_maxrss) * 1024
-        if self.returncode not in self.ok:
-            raise SystemExit(f"bench: {' '.join(map(str, self.command))} failed in {self.cwd}:\n{err[-3000:]}")
-        return self
-
-    def _sample(self, proc: subprocess.Popen[str]) -> None:
-        if psutil is None:
-            return
-        try:
-            root = psutil.Process(proc.pid)
-        except psutil.Error:
-            return
-        while proc.poll() is None:
-            total = 0
-            try:
-                for p in [root, *root.children(recursive=True)]:
-                    try:
-                        total += p.memory_info().rss
-                    except psutil.Error:
-                        pass
-            except psutil.Error:
-                break
-            self.peak_tree = max(self.peak_tree, total)
-            time.sleep(0.05)
-
-    @property
-    def peak(self) -> int:
-        return self.peak_tree or self.peak_single
+def measured(command: list[str], cwd: Path, env: dict[str, str] | None = None,
+             ok: tuple[int, ...] = (0,)) -> meter.Measured:
+    """One command run: wall time, CPU time and peak memory (lecturekit.meter); a failure stops the bench."""
+    run = meter.run(command, cwd=cwd, env=env)
+    if run.returncode not in ok:
+        raise SystemExit(f"bench: {' '.join(command)} failed in {cwd}:\n{run.stderr[-3000:]}")
+    return run
 
 
-def render(project: Path, *args: str) -> Run:
-    return Run([sys.executable, "-m", "lecturekit.cli.render", "--quiet", *args], project)()
+def render(project: Path, *args: str) -> meter.Measured:
+    return measured([sys.executable, "-m", "lecturekit.cli.render", "--quiet", *args], project)
 
 
-def check(project: Path, *args: str) -> Run:
+def check(project: Path, *args: str) -> meter.Measured:
     # A check exits 1 when an output drifted: still a measurement, so only a crash stops the bench.
-    return Run([sys.executable, "-m", "lecturekit.cli.check", "--quiet", *args], project, ok=(0, 1))()
+    return measured([sys.executable, "-m", "lecturekit.cli.check", "--quiet", *args], project, ok=(0, 1))
 
 
 def mb(n: float) -> str:
     return f"{n / 2**20:.0f} MB"
-
-
-# ---- throwaway projects --------------------------------------------------------------------------
-
-def lecture_project(folder: Path, source: Path, lecture: str) -> Path:
-    """A copy of the source project's course code and one of its lectures, with its expectations."""
-    project = ProjectBuilder(folder, source)
-    if (source / "code").is_dir():
-        project.copy_code()
-    project.copy_lecture(lecture)
-    return project.root
-
-
-def add_prose(project: Path, lecture: str, words: str = PROSE_EDIT) -> Path:
-    """An author's prose fix: words added to the first line of plain prose (outside code, with no
-    inline code, math, link or attribute), in the section files, else the index. A new paragraph
-    would be a new prose block, which the execution key counts."""
-    source, text = prose_edit(project, lecture, words)
-    source.write_text(text, encoding="utf-8")
-    return source
-
-
-def prose_edit(project: Path, lecture: str, words: str = PROSE_EDIT,
-               shown: Callable[[str], bool] = lambda line: True, middle: bool = False) -> tuple[Path, str]:
-    """(the file add_prose edits, its text after the edit), nothing written. `shown`: only a line
-    it accepts (the preview takes one its deck shows: some prose is the handout's only); `middle`:
-    a section file from the middle of the lecture first."""
-    folder = project / "lectures" / lecture
-    sections = sorted(folder.glob("_*.qmd"))
-    if middle:
-        sections = sections[len(sections) // 2:] + sections[:len(sections) // 2]
-    for source in [*sections, folder / "index.qmd"]:
-        lines = source.read_text(encoding="utf-8").split("\n")
-        fenced = False
-        body = next((i + 1 for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), 0) \
-            if lines[0].strip() == "---" else 0  # after the front matter
-        for number, line in enumerate(lines[body:], body):
-            if line.lstrip().startswith("```"):
-                fenced = not fenced
-            elif not fenced and line[:1].isalpha() and not any(c in line for c in "`{}[]$|<>*_") \
-                    and shown(line):
-                lines[number] = line.rstrip() + words
-                return source, "\n".join(lines)
-    raise SystemExit(f"bench: no line of plain prose in {folder} to edit")
-
-
-SYNTHETIC = textwrap.dedent("""\
-    ---
-    title: "কৃত্রিম পর্ব {n}"
-    title-en: "Synthetic lecture {n}"
-    course: "বাংলায় PyTorch"
-    episode: {n}
-    episodes: 91
-    module: {module}
-    ---
-
-    # হিসাব {{#sec-count}}
-
-    ```{{python}}
-    #| label: setup
-    from minipkg import ANSWER, square
-    ```
-
-    ছোট একটি হিসাব: উত্তর `{{python}} ANSWER`।
-
-    ```{{python}}
-    #| label: squares
-    print([square(i) for i in range({width})])
-    ```
-
-    ## আরও {{#sec-more}}
-
-    ::: {{.notes}}
-    বক্তার নোট।
-    :::
-
-    ```{{python}}
-    #| label: total
-    print(sum(square(i) for i in range({width})) + {n})
-    ```
-    """)
-
-
-def synthetic_course(folder: Path, count: int) -> ProjectBuilder:
-    """`count` copies of a small lecture (three cells, no torch), each with its own script, and a tiny
-    course package."""
-    project = ProjectBuilder(folder, ROOT)
-    project.add_package("minipkg", {"__init__.py": "ANSWER = 42\n\n\ndef square(x):\n    return x * x\n"})
-    for n in range(1, count + 1):
-        write_synthetic(project, n)
-    return project
-
-
-def write_synthetic(project: ProjectBuilder, n: int, width: int = 8) -> None:
-    name = f"{n:02d}-synthetic"
-    project.add_lecture(name, SYNTHETIC.format(n=n, module=(n - 1) // 10 + 1, width=width))
-    project.add_scripts(name, {"01_squares.py": "from minipkg import square\n\nprint([square(i) for i in range(5)])\n"})
 
 
 # ---- one lecture, our renderer -------------------------------------------------------------------
@@ -280,7 +129,7 @@ def time_python(code: str, cwd: Path, repeat: int = 3) -> float:
 
 def embedding_seconds(project: Path, lecture: str) -> tuple[float, dict[str, float]]:
     """pandoc's reveal.js run with and without --embed-resources: what embedding costs."""
-    import pypandoc  # type: ignore[import-untyped]
+    from lecturekit.pandoc import run_pandoc
     from lecturekit.project import Project
     from lecturekit.execute.build import execute_lecture
     from lecturekit.write.formats import REVEALJS
@@ -295,8 +144,7 @@ def embedding_seconds(project: Path, lecture: str) -> tuple[float, dict[str, flo
     times = {}
     for name, extra in (("embedded", args), ("linked", [a for a in args if a != "--embed-resources"])):
         started = time.perf_counter()
-        subprocess.run([pypandoc.get_pandoc_path(), str(source), *extra, "-o", os.devnull], cwd=writer.build,
-                       check=True, capture_output=True)
+        run_pandoc([str(source), *extra, "-o", os.devnull], cwd=writer.build)
         times[name] = time.perf_counter() - started
     return times["embedded"] - times["linked"], times
 
@@ -326,7 +174,7 @@ def bench_ours(args: argparse.Namespace, tmp: Path, lecture: str) -> dict[str, A
     embed, embed_runs = embedding_seconds(project, lecture)
     torch_label, torch_cell = _first_torch_cell(project, lecture, cells)
     import_torch = max(time_python("import torch", project, repeat=2) - time_python("pass", project, repeat=2), 0.0)
-    startup = time_python("import lecturekit.cli.render, lecturekit.course.builder", project)
+    startup = time_python("import lecturekit.cli.render, lecturekit.course.build.builder", project)
     versions_probe = max(time_python("from lecturekit.execute import cache; cache.environment_versions()", project)
                          - time_python("from lecturekit.execute import cache", project), 0.0)
     stages = {
@@ -336,14 +184,14 @@ def bench_ours(args: argparse.Namespace, tmp: Path, lecture: str) -> dict[str, A
         "write": result["write_seconds"], "writer_sum": sum(w.values()), "embedding": embed,
         "site": timing["site_seconds"], "inside_cli": timing["seconds"],
     }
-    print(f"  cold {cold.seconds:.1f} s (floor {floor:.1f} s, peak {mb(cold.peak)}), warm {warm.seconds:.1f} s, "
+    print(f"  cold {cold.seconds:.1f} s (floor {floor:.1f} s, peak {mb(cold.peak_rss)}), warm {warm.seconds:.1f} s, "
           f"no change {unchanged.seconds:.1f} s, prose edit {prose.seconds:.1f} s, check {check_cached.seconds:.1f} s; "
           f"first torch cell: {torch_label}", flush=True)
     return {
         "cold": cold.seconds, "warm": warm.seconds, "no_change": unchanged.seconds, "prose_edit": prose.seconds,
         "prose_edit_executed": prose_executed, "check_cached": check_cached.seconds,
         "check_fresh": check_fresh.seconds, "floor": floor,
-        "overhead": cold.seconds - floor, "peak_cold": cold.peak, "cells": cells, "stages": stages,
+        "overhead": cold.seconds - floor, "peak_cold": cold.peak_rss, "cells": cells, "stages": stages,
         "writer": w, "warm_writer": warm_w, "embedding_runs": embed_runs,
     }
 
@@ -363,13 +211,6 @@ def _first_torch_cell(project: Path, lecture: str, cells: dict[str, float]) -> t
 PREVIEW_EDITS = 5  # prose edits saved one after another; the table shows their median
 
 
-def free_port() -> int:
-    import socket
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def median(values: list[float]) -> float:
     ordered = sorted(values)
     return ordered[len(ordered) // 2]
@@ -380,71 +221,42 @@ def bench_preview(args: argparse.Namespace, tmp: Path, lecture: str) -> dict[str
     from the save to its words in Chromium's reloaded page (no reload by hand), beside the
     server's own time for the deck."""
     import re
-    import urllib.request
     from playwright.sync_api import sync_playwright
+    from lecturekit.course.preview.server import full_slides, served_slides
+    from lecturekit.project import Project
     project = lecture_project(tmp / f"preview-{lecture}", args.source, lecture)
     print(f"== scripts/preview {lecture} (a copy in {project}) ==", flush=True)
     if (args.source / "_build" / "cache").is_dir():  # an author previews after a render: a warm cache
         shutil.copytree(args.source / "_build" / "cache", project / "_build" / "cache")
     render(project, lecture, "--execute-only")
-    port = free_port()
-    url = f"http://127.0.0.1:{port}/{lecture}/slides.html"
-    log_path = project / "preview.log"
-    with open(log_path, "w", encoding="utf-8") as log:
-        server = subprocess.Popen([sys.executable, "-m", "lecturekit.cli.preview", lecture, "--port", str(port)],
-                                  cwd=project, stdout=log, stderr=subprocess.STDOUT)
-        try:
-            deadline = time.time() + 600
-            while True:
-                try:
-                    urllib.request.urlopen(url, timeout=5).close()
-                    break
-                except OSError:
-                    if server.poll() is not None or time.time() > deadline:
-                        raise SystemExit(f"bench: the preview server did not start:\n{log_path.read_text()[-2000:]}")
-                    time.sleep(0.2)
-            visible = []
-            with sync_playwright() as p:
-                browser = p.chromium.launch(executable_path="/usr/bin/chromium",
-                                            args=["--no-sandbox", "--disable-gpu"])
-                page = browser.new_page(viewport={"width": 1280, "height": 720})
-                page.goto(url)
-                page.wait_for_function("() => !!window.LiveReload", timeout=60_000)
+    lecture_dir = project / "lectures" / lecture
+    visible = []
 
-                def in_the_deck(line: str) -> bool:
-                    """Once in the deck and once in the sources: the deck shows this very line (a
-                    sentence the handout has too, in a block of its own, would never change it)."""
-                    words = " ".join(line.split())
-                    return deck_text.count(words) == 1 and sources.count(words) == 1
+    def in_the_deck(line: str) -> bool:
+        """Once in the deck and once in the sources: the deck shows this very line (a sentence the
+        handout has too, in a block of its own, would never change it)."""
+        words = " ".join(line.split())
+        return deck_text.count(words) == 1 and sources.count(words) == 1
 
-                for n in range(PREVIEW_EDITS):
-                    time.sleep(1.5)  # an author's pause between saves
-                    deck_text = " ".join(page.evaluate("document.body.textContent").split())
-                    sources = " ".join(" ".join(f.read_text(encoding="utf-8").split())
-                                       for f in (project / "lectures" / lecture).glob("*.qmd"))
-                    words = f"(সম্পাদনা {n + 1})"
-                    source, text = prose_edit(project, lecture, f" {words}", in_the_deck, middle=True)
-                    print(f"  edit {n + 1}: {source.name}", flush=True)
-                    saved = time.perf_counter()
-                    # Saved whole, as an editor saves (a half-written file read by the watcher is
-                    # another lecture, and would execute).
-                    write_atomic(source, text.encode("utf-8"))
-                    page.wait_for_function(f"() => document.readyState === 'complete' && window.Reveal && "
-                                           f"Reveal.isReady() && document.body.textContent.replace(/\\s+/g, ' ').includes({words!r})",
-                                           timeout=120_000)
-                    visible.append(time.perf_counter() - saved)
-                    print(f"  edit {n + 1} ({source.name}): on screen after {visible[-1]:.2f} s", flush=True)
-                browser.close()
-            load = os.getloadavg()[0]
-            # What the browser was shown, against a full render of the same sources.
-            from lecturekit.course.preview import full_slides, served_slides
-            from lecturekit.project import Project
-            time.sleep(0.5)
-            same = served_slides(Project(project), project / "lectures" / lecture) == \
-                full_slides(Project(project), project / "lectures" / lecture)
-        finally:
-            server.terminate()
-            server.wait(timeout=30)
+    with preview_server(project, lecture, timeout=600) as (port, log_path), sync_playwright() as p:
+        browser = launch_chromium(p)
+        page = browser.new_page(viewport={"width": 1280, "height": 720})
+        page.goto(f"http://127.0.0.1:{port}/{lecture}/slides.html")
+        for n in range(PREVIEW_EDITS):
+            deck_text = " ".join(page.evaluate("document.body.textContent").split())
+            sources = " ".join(" ".join(f.read_text(encoding="utf-8").split()) for f in lecture_dir.glob("*.qmd"))
+            words = f"(সম্পাদনা {n + 1})"
+            source, text = prose_edit(project, lecture, f" {words}", in_the_deck, middle=True)
+            # Saved whole, as an editor saves (a half-written file read by the watcher is another
+            # lecture, and would execute); the words may land on a slide not shown.
+            visible.append(seconds_to_screen(page, lambda: write_atomic(source, text.encode("utf-8")), words,
+                                             shown=False, timeout_ms=120_000, pause=1.5))
+            print(f"  edit {n + 1} ({source.name}): on screen after {visible[-1]:.2f} s", flush=True)
+        browser.close()
+        load = os.getloadavg()[0]
+        # What the browser was shown, against a full render of the same sources.
+        time.sleep(0.5)
+        same = served_slides(Project(project), lecture_dir) == full_slides(Project(project), lecture_dir)
     log_text = log_path.read_text(encoding="utf-8")
     builds = [(float(s), how) for s, how in re.findall(r"deck written in ([0-9.]+) s \((.+?)\)", log_text)][1:]
     stages = [dict((k, float(v)) for k, v in re.findall(r"(\w+) ([0-9.]+) s", m))
@@ -465,25 +277,14 @@ def bench_preview(args: argparse.Namespace, tmp: Path, lecture: str) -> dict[str
 
 # ---- one lecture, quarto render ------------------------------------------------------------------
 
-def find_quarto() -> str | None:
-    found = os.environ.get("QUARTO") or shutil.which("quarto")
-    return found if found and Path(found).exists() else None
-
-
 def quarto_project(folder: Path, source: Path, lecture: str) -> Path:
-    """A lecture project Quarto can render: also the scripts its pre-render and post-render run, and
-    the settings scripts/setup checks (the venv is linked, as the npm packages are)."""
-    lecture_project(folder, source, lecture)
-    shutil.copytree(ROOT / "scripts", folder / "scripts", ignore=_ignore)
-    for name in ("pyproject.toml", "package.json"):
-        shutil.copy(ROOT / name, folder / name)
-    (folder / ".venv").symlink_to(ROOT / ".venv")
-    return folder
+    """A lecture project Quarto can render (scaffold.courses.quarto_ready: this checkout's scripts and venv)."""
+    return quarto_ready(lecture_project(folder, source, lecture), ROOT)
 
 
-def quarto_render(quarto: str, project: Path, *args: str) -> Run:
+def quarto_render(quarto: str, project: Path, *args: str) -> meter.Measured:
     env = {**os.environ, "QUARTO_PYTHON": str(ROOT / ".venv" / "bin" / "python")}
-    return Run([quarto, "render", *args], project, env=env)()
+    return measured([quarto, "render", *args], project, env=env)
 
 
 def bench_quarto(args: argparse.Namespace, tmp: Path, quarto: str, lecture: str) -> dict[str, Any]:
@@ -503,7 +304,7 @@ def bench_quarto(args: argparse.Namespace, tmp: Path, quarto: str, lecture: str)
     print(f"  cold {cold.seconds:.1f} s, warm {warm.seconds:.1f} s, no change {unchanged.seconds:.1f} s, "
           f"prose edit {prose.seconds:.1f} s, Quarto executing {executing.seconds:.1f} s", flush=True)
     return {"cold": cold.seconds, "warm": warm.seconds, "no_change": unchanged.seconds,
-            "prose_edit": prose.seconds, "quarto_executes": executing.seconds, "peak_cold": cold.peak}
+            "prose_edit": prose.seconds, "quarto_executes": executing.seconds, "peak_cold": cold.peak_rss}
 
 
 # ---- the author's day: the whole project, in fresh clones, before and after ----------------------
@@ -533,16 +334,10 @@ class Clone:
         command = [str(self.root / "scripts" / "render")] if which == "ours" else [str(self.quarto), "render"]
         before = {p: p.stat().st_mtime_ns for p in (self.root / "_output").glob(PRODUCT_GLOB)}
         load = os.getloadavg()[0]
-        cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
-        started = time.perf_counter()
-        run = subprocess.run([*command, *args], cwd=self.root, env=env, capture_output=True, text=True)
-        seconds = time.perf_counter() - started
-        done = resource.getrusage(resource.RUSAGE_CHILDREN)
-        if run.returncode != 0:
-            raise SystemExit(f"bench: {' '.join(command)} failed in {self.root}:\n{(run.stdout + run.stderr)[-3000:]}")
+        run = measured([*command, *args], self.root, env=env)
         after = {p: p.stat().st_mtime_ns for p in (self.root / "_output").glob(PRODUCT_GLOB)}
         written = sorted(p.relative_to(self.root).as_posix() for p, t in after.items() if before.get(p) != t)
-        return {"seconds": seconds, "cpu": (done.ru_utime + done.ru_stime) - (cpu.ru_utime + cpu.ru_stime),
+        return {"seconds": run.seconds, "cpu": run.cpu_seconds,
                 "load": load, "written": written}
 
     def measure(self, row: str, which: str) -> dict[str, Any]:
@@ -803,12 +598,12 @@ def bench_scale(args: argparse.Namespace, tmp: Path, numbers: dict[str, Any]) ->
             prose = render(project, *workers)
             runs = [run.seconds for run in same]
             cpu = [run.cpu_seconds for run in same]
-            rows.append({"count": count, "jobs": jobs, "cold": cold.seconds, "cold_peak": cold.peak,
+            rows.append({"count": count, "jobs": jobs, "cold": cold.seconds, "cold_peak": cold.peak_rss,
                          "no_change": median(runs), "no_change_runs": runs, "cold_cpu": cold.cpu_seconds,
                          "no_change_cpu": median(cpu), "no_change_cpu_runs": cpu,
-                         "no_change_peak": max(run.peak for run in same), "one_changed": one.seconds,
+                         "no_change_peak": max(run.peak_rss for run in same), "one_changed": one.seconds,
                          "prose": prose.seconds, "load_before": load_before, "load_after": list(os.getloadavg())})
-            print(f"  {count} lectures, {jobs} worker(s): cold {cold.seconds:.1f} s ({mb(cold.peak)}), no change "
+            print(f"  {count} lectures, {jobs} worker(s): cold {cold.seconds:.1f} s ({mb(cold.peak_rss)}), no change "
                   f"{median(runs):.2f} s (median of {len(runs)}: {', '.join(f'{r:.2f}' for r in runs)}; "
                   f"CPU {median(cpu):.2f} s), "
                   f"one changed {one.seconds:.1f} s, one prose fix {prose.seconds:.1f} s; "

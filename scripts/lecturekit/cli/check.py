@@ -29,7 +29,7 @@ from lecturekit.check.markdown_report import markdown_report
 from lecturekit.check.report import lecture_report, summary
 from lecturekit.check.run import Checked, check_lecture
 from lecturekit.errors import LectureError, run_command
-from lecturekit.execute.cache import code_read_once
+from lecturekit.inputs import read_once
 from lecturekit.project import Project
 
 USAGE = __doc__ or ""  # the help text: this module's docstring
@@ -104,7 +104,7 @@ def run_check(args: Options, project: Project, say: Callable[[str], None]) -> in
     expected_dir = Path(args.expected).resolve() if args.expected else None
     checkeds: list[Checked] = []
     failed: list[LectureError] = []  # lectures that could not be checked: each its own error, the others go on
-    with code_read_once():  # code/ is read once for every lecture checked
+    with read_once():  # code/ is listed once for every lecture checked
         for lecture_dir in project.lectures(args.lectures):
             try:
                 checkeds.append(check_lecture(project, lecture_dir, fresh=args.fresh,

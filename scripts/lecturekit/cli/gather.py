@@ -1,4 +1,4 @@
-"""`scripts/gather`: lectures' executions carried between machines in products folders (course/bundles.py).
+"""`scripts/gather`: lectures' executions carried between machines in products folders (course/build/bundles.py).
 
   scripts/gather pack [LECTURE ...] --to DIR   these lectures' (default: all) execution cache entries
                                                into the products folder DIR
@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from lecturekit.course import bundles
+from lecturekit.course.build import bundles
 from lecturekit.errors import LectureError, run_command
 from lecturekit.project import Project
 

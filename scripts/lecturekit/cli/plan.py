@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from lecturekit import inputs
 from lecturekit.errors import LectureError, run_command
 from lecturekit.execute import cache
 from lecturekit.project import Project, check_lecture_name
@@ -48,7 +49,7 @@ def cache_key(name: str, key: str | None) -> str:
 
 def plan_lectures(project: Project, lecture_dirs: Sequence[Path], cache_dir: Path) -> dict[str, Any]:
     """Each lecture keyed as a render keys it, and looked up in `cache_dir`; nothing executes."""
-    versions = cache.environment_versions()
+    versions = inputs.versions()
     store = cache.ExecutionCache(cache_dir)
     lectures: list[dict[str, Any]] = []
     for lecture_dir in lecture_dirs:
@@ -65,7 +66,7 @@ def plan_lectures(project: Project, lecture_dirs: Sequence[Path], cache_dir: Pat
                          "execute": store.load(name, key) is None})
     execute = [{k: v for k, v in entry.items() if k != "execute"} for entry in lectures if entry["execute"]]
     return {"execute": execute, "lectures": lectures, "count": len(execute), "total": len(lectures),
-            "cache": _shown(project, cache_dir), "versions": versions, "machine": cache.machine()}
+            "cache": _shown(project, cache_dir), "versions": versions, "machine": inputs.machine()}
 
 
 def _shown(project: Project, path: Path) -> str:
@@ -93,7 +94,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Relative to where the command was typed (scripts/plan changes to the project folder first).
         cache_dir = Path(os.path.join(os.environ.get("LECTUREKIT_CWD") or os.getcwd(), args.cache)) \
             if args.cache else project.build_dir / "cache"
-        with cache.code_read_once():
+        with inputs.read_once():
             found = plan_lectures(project, project.lectures(args.lectures), cache_dir)
         print(json.dumps(found, ensure_ascii=False, separators=(",", ":")))
         names = ", ".join(entry["name"] for entry in found["execute"])

@@ -3,7 +3,7 @@
 Also `quarto preview`'s server (`project: preview: serve:` in `_quarto.yml` starts it with
 `--quarto`): it then serves the lecture named on Quarto's command line, or every lecture. A named
 lecture is built at start; otherwise each deck is built when it is first opened. How a preview deck
-is built and served: course/preview.py.
+is built and served: course/preview/server.py.
 """
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ import argparse
 import os
 import sys
 
-from lecturekit.course.preview import PreviewDeck, serve
-from lecturekit.course.quarto_products import previewed_lecture, sweep_preview_pages
+from lecturekit.course.preview.server import PreviewDeck, serve
+from lecturekit.course.quarto.handoff import previewed_lecture
+from lecturekit.course.quarto.preview_pages import sweep_preview_pages
 from lecturekit.errors import LectureError, run_command
 from lecturekit.project import Project
 

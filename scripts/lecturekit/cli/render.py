@@ -20,13 +20,13 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lecturekit.course import stamp
+from lecturekit.course.build import stamp
 from lecturekit.errors import LectureError, run_command
 from lecturekit.project import Project
 from lecturekit.write.formats import FORMATS
 
 if TYPE_CHECKING:
-    from lecturekit.course.builder import LectureResult
+    from lecturekit.course.build.builder import LectureResult
 
 
 def say(message: str) -> None:
@@ -61,7 +61,7 @@ def render(argv: list[str] | None = None) -> int:
     project = Project.find()
     lecture_dirs = project.lectures(args.lectures)
     format_names = args.to or list(FORMATS)
-    # A full render of every format leaves stamps (course/stamp.py), computed before anything is read.
+    # A full render of every format leaves stamps (course/build/stamp.py), computed before anything is read.
     stamping = not args.execute_only and set(format_names) == set(FORMATS)
     inputs = stamp.inputs_of(project, [d.name for d in project.lectures()], FORMATS) if stamping else {}
     accept = args.accept or os.environ.get("LECTUREKIT_ACCEPT") == "1"
@@ -90,8 +90,8 @@ def build(args: argparse.Namespace, project: Project, lecture_dirs: list[Path], 
     """The lectures whose stamp does not hold, then the course page."""
     # The builder (the executor, the writers, Jinja2) is imported only when there is work: a render
     # whose every stamp holds is Python's start and one digest of the inputs.
-    from lecturekit.course import builder as course
-    from lecturekit.course import site
+    from lecturekit.course.build import builder as course
+    from lecturekit.course.site import course_page
     stamping = bool(inputs)
 
     def report(result: LectureResult) -> None:
@@ -114,7 +114,7 @@ def build(args: argparse.Namespace, project: Project, lecture_dirs: list[Path], 
     if not args.execute_only and not args.no_index and not course_current:
         site_started = time.perf_counter()
         try:
-            page, _zips, unreadable = site.build_site(project, errors={r.name: r.error for r in failed if r.error})
+            page, _zips, unreadable = course_page.build_site(project, errors={r.name: r.error for r in failed if r.error})
         except OSError as err:  # the machine (a read-only or full _output): said once, with the path
             site_error, unreadable = f"course page: {LectureError.from_os_error(err)}", {}
         for name, message in unreadable.items():

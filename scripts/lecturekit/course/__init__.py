@@ -1,3 +1,5 @@
-"""The course: building many lectures at once (builder), the course page and code zips (site), what
-Quarto's pre- and post-render steps decide (quarto_products), the live preview (preview), and throwaway
-projects for tests and the bench (scaffold). The commands that run them live in cli/."""
+"""The course: what joins lectures. Each folder holds one responsibility, and they depend one way
+(pyproject.toml's `course-rooms` contract): site/ (the course page, code zips, what pages share)
+< build/ (the incremental build, its records and stamps) < quarto/ (Quarto's pre- and post-render)
+< preview/ (the live preview server); scaffold/ (throwaway projects for tests and the bench) apart.
+The commands that run them live in cli/."""

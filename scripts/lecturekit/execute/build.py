@@ -1,7 +1,7 @@
 """The execute stage: a lecture's sources -> its executed notebook, from the cache when it is valid.
 
 It reads and executes; it writes nothing but the notebook. The products and the figures are the
-write stage's, which the caller runs next (course/builder.py), and a format option nobody can write
+write stage's, which the caller runs next (course/build/builder.py), and a format option nobody can write
 is the write stage's to refuse, before this stage starts a kernel."""
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from pathlib import Path
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from lecturekit import inputs
 from lecturekit.execute import cache
 from lecturekit.read import qmd
 from lecturekit.execute.record import CellRun, Environment, Execution, ProseRun
@@ -107,7 +108,7 @@ def look_up(project: Project, lecture_dir: Path, *, fresh: bool = False, python:
     """Read the lecture, key it, and load its cached execution (none with `fresh`)."""
     started = time.perf_counter()
     lecture = qmd.read_lecture(lecture_dir / "index.qmd", project.root)
-    versions = versions or cache.environment_versions(python)
+    versions = versions or inputs.versions(python)
     key = cache.execution_key(lecture, project.code_dir, versions)
     cached = None if fresh else cache.ExecutionCache(project.build_dir / "cache").load(lecture.name, key, lecture)
     return Lookup(lecture, key, versions, cached, time.perf_counter() - started)

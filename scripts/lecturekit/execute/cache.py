@@ -5,23 +5,18 @@ Quarto's `freeze` looks only at the source; we also key on the course code, the 
 (with the build variant: 2.13.0+cpu is not 2.13.0+cu128), the CPU's instruction set and every
 environment variable that can change an output (kernelenv.output_env), so a PyTorch upgrade can never
 show stale outputs and a run under `ATEN_CPU_CAPABILITY=default` never answers for a plain one. Prose is not in the key: fixing a typo in a
-sentence re-renders without starting a kernel.
+sentence re-renders without starting a kernel. The digests of the files, versions and CPU are
+lecturekit.inputs', as every other record's.
 """
-import contextlib
-import contextvars
 import errno
-import functools
 import hashlib
 import json
-import os
-import subprocess
 import sys
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lecturekit import schema
+from lecturekit import inputs, schema
 from lecturekit.execute import kernelenv
 from lecturekit.execute.record import CellRun, Execution, ProseRun, RecordShapeError
 from lecturekit.fsutil import UnsafeFile, read_untrusted_file, write_atomic
@@ -32,110 +27,8 @@ CACHE_FORMAT = 5  # bump when the layout of a cache entry changes (5: the record
 # cell), lecture 07's whole entry is 1.2 MB, and a file of many megabytes is no entry the kit wrote.
 MAX_ENTRY_BYTES = 64_000_000
 
-# Runs here or in another environment's interpreter, so it must need nothing but the stdlib.
-_VERSIONS_PROBE = """
-def versions():
-    import importlib.metadata as m, platform
-    def v(name):
-        try:
-            return m.version(name)
-        except m.PackageNotFoundError:
-            return None
-    def torch_build():
-        # PyPI's CUDA wheel carries no +label: name its CUDA from torch/version.py (no torch import).
-        version = v("torch")
-        if version is None or "+" in version:
-            return version
-        import re
-        try:
-            text = m.distribution("torch").locate_file("torch/version.py").read_text()
-        except OSError:
-            return version
-        cuda = re.search(r"^cuda[^=]*=\\s*'([\\d.]+)'", text, re.M)
-        return f"{version}+cu{cuda.group(1).replace('.', '')}" if cuda else version
-    return {"python": platform.python_version(), "torch": torch_build(), "numpy": v("numpy"),
-            "ipykernel": v("ipykernel"), "matplotlib": v("matplotlib")}
-"""
-
-
-def environment_versions(python: Path | str | None = None) -> dict[str, Any]:
-    """Versions of the interpreter that will run the kernel, read without importing torch."""
-    # A venv's bin/python is a symlink to the base interpreter: resolving it would take another venv
-    # for this one. Only this very path (or none) is read in-process.
-    if python is None or os.path.abspath(python) == os.path.abspath(sys.executable):
-        scope: dict[str, Any] = {}
-        exec(_VERSIONS_PROBE, scope)
-        found: dict[str, Any] = scope["versions"]()
-        return found
-    probe = _VERSIONS_PROBE + "\nimport json\nprint(json.dumps(versions()))"
-    out = subprocess.run([python, "-c", probe], capture_output=True, text=True, check=True)
-    versions: dict[str, Any] = json.loads(out.stdout)
-    return versions
-
-
-_ISA_FLAGS = ("sse4_2", "avx", "avx2", "fma", "avx512f", "avx512bw", "avx512_vnni", "avx512_bf16", "amx_tile")
-
-
-@functools.cache
-def machine() -> dict[str, Any]:
-    """The CPU as far as it can change an output: vendor/model and the vector instructions present
-    (they choose ATen's and the BLAS libraries' kernels)."""
-    found: dict[str, Any] = {"cpu": None, "isa": []}
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                name, _, value = line.partition(":")
-                if name.strip() == "model name" and found["cpu"] is None:
-                    found["cpu"] = value.strip()
-                elif name.strip() == "flags":
-                    flags = set(value.split())
-                    found["isa"] = [f for f in _ISA_FLAGS if f in flags]
-                    break
-    except OSError:
-        pass
-    return found
-
-
-def file_digests(folder: Path | str, skip_suffixes: tuple[str, ...] = ()) -> list[tuple[str, str]]:
-    """(relative path, sha256) of every file under folder, in order."""
-    digests: list[tuple[str, str]] = []
-    folder = Path(folder)
-    if not folder.exists():
-        return digests
-    for path in sorted(folder.rglob("*")):
-        if not path.is_file() or "__pycache__" in path.parts or path.suffix in skip_suffixes:
-            continue
-        digests.append((path.relative_to(folder).as_posix(), hashlib.sha256(path.read_bytes()).hexdigest()))
-    return digests
-
-
-# Within code_read_once(): each course-code folder's digests, read once. {(folder, skipped suffixes): digests}
-_CODE_READ_ONCE: contextvars.ContextVar[dict[tuple[str, tuple[str, ...]], list[tuple[str, str]]] | None] = \
-    contextvars.ContextVar("code_read_once", default=None)
-
-
-@contextlib.contextmanager
-def code_read_once() -> Iterator[None]:
-    """Within it, `code_digests` reads each course-code folder once: for a step that keys or checks
-    many lectures and writes no course code (a course build's plan, `scripts/plan`, `scripts/check`).
-    code/ is the same for every lecture, and reading it once per lecture made a course of N lectures
-    cost N x (every file under code/), which grows with N too (each lecture's scripts live there)."""
-    token = _CODE_READ_ONCE.set({})
-    try:
-        yield
-    finally:
-        _CODE_READ_ONCE.reset(token)
-
-
-def code_digests(code_dir: Path | str, skip_suffixes: tuple[str, ...] = ()) -> list[tuple[str, str]]:
-    """file_digests of the course code; read once per folder inside code_read_once()."""
-    memo = _CODE_READ_ONCE.get()
-    if memo is None:
-        return file_digests(code_dir, skip_suffixes)
-    key = (str(Path(code_dir).resolve()), skip_suffixes)
-    if key not in memo:
-        memo[key] = file_digests(code_dir, skip_suffixes)
-    return memo[key]
+# The versions the executor keys on (lecturekit.inputs.versions), by the name scripts/bench times.
+environment_versions = inputs.versions
 
 
 def execution_key(lecture: qmd.Lecture, code_dir: Path, versions: dict[str, Any],
@@ -148,7 +41,7 @@ def execution_key(lecture: qmd.Lecture, code_dir: Path, versions: dict[str, Any]
         h.update(json.dumps(obj, sort_keys=True, ensure_ascii=False).encode())
         h.update(b"\0")
 
-    feed({"format": CACHE_FORMAT, "versions": versions, "machine": machine(),
+    feed({"format": CACHE_FORMAT, "versions": versions, "machine": inputs.machine(),
           "env": kernelenv.output_env(env)})
     for block in lecture.blocks:
         if isinstance(block, qmd.Cell):
@@ -156,9 +49,12 @@ def execution_key(lecture: qmd.Lecture, code_dir: Path, versions: dict[str, Any]
         else:
             # Claims' sentences are prose; only their expressions run in the kernel.
             feed(["inline", [i.expr for i in block.inline], [c.expr for c in block.claims]])
-    feed(["code", code_digests(code_dir)])
+    # code/ is the project's (project.Project.code_dir): a link out of the project is not read.
+    project_root = Path(code_dir).parent
+    feed(["code", inputs.tree(code_dir, project_root)])
     # Data files next to the lecture can be read by cells; the prose (.qmd) is not part of the key.
-    feed(["lecture-files", file_digests(lecture.root, skip_suffixes=(".qmd",))])
+    feed(["lecture-files", [(name, digest) for name, digest in inputs.tree(lecture.root, project_root)
+                            if not name.endswith(".qmd")]])
     return h.hexdigest()
 
 

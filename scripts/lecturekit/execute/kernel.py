@@ -20,7 +20,8 @@ from jupyter_core.utils import run_sync
 from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
-from lecturekit.execute import kernelenv
+from lecturekit.execute import kernel_side, kernelenv
+from lecturekit.execute.kernel_side import KERNEL_MODULE
 from lecturekit.execute.record import CellRun, ClaimResult, Environment, Execution, InlineValue, ProseRun
 from lecturekit.read import qmd
 from lecturekit.ansi import strip_ansi
@@ -32,146 +33,35 @@ DEFAULT_TIMEOUT = 120  # seconds per cell, unless the cell or _quarto.yml says o
 # faster than the text: 0.5 MB of printed lines take it 7 s, 3 MB 214 s, 20 MB a quarter of an hour.
 DEFAULT_MAX_OUTPUT = 500_000
 
-# What the kernel runs on, read inside it once the cells have run: the libraries the cells imported
-# decide which kernels did the arithmetic (torch's CPU capability, its BLAS, NumPy's BLAS).
-_FINGERPRINT_CODE = """def __lecturekit_fingerprint():
-    import json, platform, re, sys
-    found = {"machine": platform.machine()}
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            found["cpu"] = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), None)
-    except OSError:
-        pass
-    torch = sys.modules.get("torch")
-    if torch is not None:
-        found["cpu_capability"] = torch.backends.cpu.get_cpu_capability()
-        config = torch.__config__.show()
-        blas = re.search(r"BLAS_INFO=(\\w+)", config)
-        mkl = re.search(r"Math Kernel Library Version ([\\w.]+)", config)
-        found["torch_blas"] = " ".join(m.group(1) for m in (blas, mkl) if m)
-        found["torch_threads"] = torch.get_num_threads()
-    numpy = sys.modules.get("numpy")
-    if numpy is not None:
-        try:
-            blas = numpy.show_config(mode="dicts")["Build Dependencies"]["blas"]
-            found["numpy_blas"] = f"{blas.get('name')} {blas.get('version')}"
-        except Exception:
-            pass
-        try:  # OpenBLAS picks its kernels per CPU family (SkylakeX, Haswell, Zen …): name them
-            import ctypes, glob, os
-            folder = os.path.join(os.path.dirname(numpy.__file__), os.pardir, "numpy.libs")
-            lib = ctypes.CDLL(glob.glob(os.path.join(folder, "libscipy_openblas*"))[0])
-            corename = lib.scipy_openblas_get_corename64_
-            corename.restype = ctypes.c_char_p
-            found["numpy_blas_core"] = corename().decode()
-        except Exception:
-            pass
-    print(json.dumps(found), end="")
-
-try:
-    __lecturekit_fingerprint()
-finally:
-    del __lecturekit_fingerprint
-"""
-
-# Run once before the first cell: the course plot style and figure formats (SVG, PDF, plot data).
-# A project without the package keeps matplotlib's own defaults (PNG figures).
-_PLOT_SETUP = """try:
-    import courseplot as __lecturekit_plot
-except ModuleNotFoundError as err:
-    if err.name != "courseplot":
-        raise
-else:
-    __lecturekit_plot.setup_kernel()
-    del __lecturekit_plot
-"""
-_FIGSIZE = """try:
-    __import__('courseplot').cell_figsize({width}, {height})
-except ModuleNotFoundError:
-    import matplotlib as __lecturekit_mpl
-    __lecturekit_mpl.rcParams['figure.figsize'] = ({width} or 6.4, {height} or 4.8)
-    del __lecturekit_mpl
-"""
-
 _CLAIM_CODE = "print(__import__('json').dumps(bool({expr})), end='')"
 
-# Several expressions in one request: each one's printed text captured on its own, then all of them
-# as one JSON list. The lambdas are made at the top level, so names resolve as in the cells.
-_BATCH_CODE = """__lecturekit_items = [
-    {items}]
-
-def __lecturekit_run(items):
-    import contextlib, io, json
-    printed = []
-    for item in items:
-        buffer = io.StringIO()
-        with contextlib.redirect_stdout(buffer):
-            item()
-        printed.append(buffer.getvalue())
-    print(json.dumps(printed), end='')
-
-try:
-    __lecturekit_run(__lecturekit_items)
-finally:
-    del __lecturekit_items, __lecturekit_run
-"""
+# kernel_side.py, the kit's code that runs in the kernel and in the kernel's parent (the nanny).
+_KERNEL_SIDE = Path(kernel_side.__file__)
+_KERNEL_SIDE_NAME = "lecturekit/execute/kernel_side.py"  # as tracebacks name it: no machine's path
 
 
-# Printed text reaches the render as JSON over ZeroMQ, encoded as UTF-8. A lone surrogate
-# (`print("\ud800")`, text decoded with surrogateescape) cannot be encoded: ipykernel's sender
-# failed, the print was lost and its own traceback, with the machine's paths, was printed into the
-# cell's output instead. A message that cannot be encoded is sent again with each such character
-# written as its escape (`\ud800`), for every message the kernel sends (prints, displays, errors).
-_STREAMS_SETUP = """def __lecturekit_streams():
-    import sys
-    shell = get_ipython()
-    def clean(value):
-        if isinstance(value, str):
-            return value.encode("utf-8", "backslashreplace").decode("utf-8")
-        if isinstance(value, dict):
-            return {clean(k): clean(v) for k, v in value.items()}
-        if isinstance(value, (list, tuple)):
-            return [clean(v) for v in value]
-        return value
-    sessions = {id(s): s for s in (getattr(sys.stdout, "session", None), getattr(sys.stderr, "session", None),
-                                    getattr(shell.display_pub, "session", None), getattr(shell, "kernel", None)
-                                    and shell.kernel.session) if s is not None}
-    for session in sessions.values():
-        def pack(message, _pack=session.pack):
-            try:
-                return _pack(message)
-            except UnicodeEncodeError:
-                return _pack(clean(message))
-        session.pack = pack
-try:
-    __lecturekit_streams()
-finally:
-    del __lecturekit_streams
-"""
+def _kernel_side_source() -> str:
+    return _KERNEL_SIDE.read_text(encoding="utf-8")
 
-# The kernel's parent is this small process, not the render: a cell that kills its parent
-# (`os.kill(os.getppid(), 9)`) kills it, the kernel dies with it (PR_SET_PDEATHSIG), and the render
-# names the cell instead of vanishing without a word. This process dies with the render in turn
-# (a render killed with -9, or stopped before it could shut the kernel down, leaves no kernel; the
-# render's thread that started it waits in the execution until the kernel is shut down).
-# Interrupts reach the kernel through its process group (jupyter_client signals the group); this
-# process ignores them and passes on the kernel's exit status. Stdlib only.
-_NANNY = """import ctypes, os, signal, subprocess, sys
-signal.signal(signal.SIGINT, signal.SIG_IGN)
-def die_with(parent):
-    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    if os.getppid() != parent:  # it was gone already
-        os._exit(1)
-die_with(os.getppid())  # the render
-nanny = os.getpid()
-def start_kernel():
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    die_with(nanny)
-kernel = subprocess.Popen(sys.argv[1:], preexec_fn=start_kernel)
-signal.signal(signal.SIGTERM, lambda signum, frame: kernel.terminate())
-code = kernel.wait()
-sys.exit(code if code >= 0 else 128 - code)
-"""
+
+def _install_kernel_side() -> str:
+    """kernel_side.py made a module of the kernel (KERNEL_MODULE in sys.modules): no name in the
+    cells' namespace, nothing imported from the kit's environment."""
+    module = f"__import__('sys').modules[{KERNEL_MODULE!r}]"
+    return (f"{module} = __import__('types').ModuleType({KERNEL_MODULE!r})\n"
+            f"exec(compile({_kernel_side_source()!r}, {_KERNEL_SIDE_NAME!r}, 'exec'), {module}.__dict__)\n")
+
+
+def _kernel_call(function: Callable[..., None], args: str = "") -> str:
+    """The code that calls one function of kernel_side.py in the kernel (after the install)."""
+    assert getattr(kernel_side, function.__name__) is function
+    return f"__import__({KERNEL_MODULE!r}).{function.__name__}({args})"
+
+
+def _nanny_code() -> str:
+    """The kernel's parent process (kernel_side.nanny), as `python -c` runs it: stdlib only."""
+    return f"{_kernel_side_source()}\n{kernel_side.nanny.__name__}(sys.argv[1:])\n"
+
 
 RUN_DIR_PREFIX = "lecturekit-"  # the kernel's private folder under the system's temporary folder
 
@@ -190,9 +80,10 @@ class _BoundedClient(NotebookClient):
     stops and `overflow` is set.
 
     It also keeps the outputs shown with a `display_id` by their id, so that `update(...)` of such
-    a display (in its cell or a later one) replaces that output, as in Jupyter. nbclient looks them
-    up by cell index in its own notebook, where each of our cells is not (one slot serves every
-    cell in turn): the update was lost or failed with an IndexError."""
+    a display (in its cell or a later one) replaces that output, as in Jupyter. nbclient's own map
+    of displays is by cell index in its own notebook, where our cells are not (one slot serves
+    every cell in turn): its update would be lost or fail with an IndexError. So nbclient gets each
+    message of a display without the id (`process_message`, its public hook), and the ids are kept here."""
 
     max_output = DEFAULT_MAX_OUTPUT
     received = 0
@@ -214,19 +105,28 @@ class _BoundedClient(NotebookClient):
         self.received += _size(content)
         return self.received <= self.max_output
 
+    def process_message(self, msg: dict[str, Any], cell: Any, cell_index: int) -> Any:
+        content = msg.get("content") or {}
+        display_id = (content.get("transient") or {}).get("display_id")
+        if not display_id:
+            return super().process_message(msg, cell, cell_index)
+        if msg.get("msg_type") == "update_display_data":
+            self._update_display(display_id, content)
+            return None
+        # A new display with an id goes to nbclient without the id (nbclient's own display map is
+        # by cell index, see above); where it lands is recorded here.
+        out = super().process_message({**msg, "content": {**content, "transient": {}}}, cell, cell_index)
+        if out is not None and cell.outputs and cell.outputs[-1] is out:
+            self.displays.setdefault(display_id, []).append((cell.outputs, len(cell.outputs) - 1))
+        return out
+
     def output(self, outs: list[Any], msg: dict[str, Any], display_id: str | None, cell_index: int) -> Any:
         if self._bounded(msg.get("content", {})):
-            out = super().output(outs, msg, display_id, cell_index)
-            if display_id and out is not None and outs and outs[-1] is out:
-                self.displays.setdefault(display_id, []).append((outs, len(outs) - 1))
-            return out
+            return super().output(outs, msg, display_id, cell_index)
         self._overflowed()
         return None
 
-    def _update_display_id(self, display_id: str, msg: dict[str, Any]) -> None:
-        content = msg.get("content", {})
-        if msg.get("msg_type") != "update_display_data":
-            return  # a new display with an id: output() records where it is
+    def _update_display(self, display_id: str, content: dict[str, Any]) -> None:
         if not self._bounded(content):
             self._overflowed()
             return
@@ -295,7 +195,7 @@ class LectureExecutor:
         argv = list(km.kernel_spec.argv)
         if argv and argv[0] in ("python", f"python{sys.version_info[0]}", "python%i.%i" % sys.version_info[:2]):
             argv[0] = sys.executable  # as jupyter_client reads a kernel spec's plain `python`
-        km.kernel_spec.argv = [sys.executable, "-c", _NANNY, *argv]
+        km.kernel_spec.argv = [sys.executable, "-c", _nanny_code(), *argv]
         client = _BoundedClient(scratch, km=km, kernel_name=self.kernel_name, timeout=self.timeout,
                                 allow_errors=True, record_timing=False,
                                 resources={"metadata": {"path": str(self.workdir)}})
@@ -308,8 +208,9 @@ class LectureExecutor:
         try:
             with client.setup_kernel(env=env):
                 self.timings["kernel_start"] = time.perf_counter() - started
-                self._quiet(client, _STREAMS_SETUP)
-                self._quiet(client, _PLOT_SETUP)
+                self._quiet(client, _install_kernel_side())
+                self._quiet(client, _kernel_call(kernel_side.escape_unencodable_messages))
+                self._quiet(client, _kernel_call(kernel_side.setup_plot))
                 self._run_blocks(client, runs)
                 fingerprint = {**self._fingerprint(client), "env": kernelenv.output_env()}
         finally:
@@ -320,7 +221,7 @@ class LectureExecutor:
         return Execution(self.lecture.name, Environment(fingerprint), runs, self.timings)
 
     def _fingerprint(self, client: _BoundedClient) -> dict[str, Any]:
-        executed = self._execute(client, _FINGERPRINT_CODE, (self.lecture.index, 1), None, self.timeout, history=False)
+        executed = self._execute(client, _kernel_call(kernel_side.fingerprint), (self.lecture.index, 1), None, self.timeout, history=False)
         try:
             found: dict[str, Any] = json.loads(_stdout(executed.outputs))
             return found
@@ -386,13 +287,13 @@ class LectureExecutor:
         self.progress(f"[{self.lecture.name}] cell {index}/{total} {label} ({Path(cell.file).name}:{cell.line})")
         sized = "fig-width" in cell.options or "fig-height" in cell.options
         if sized:
-            self._quiet(client, _FIGSIZE.format(width=cell.options.get("fig-width"),
-                                                height=cell.options.get("fig-height")))
+            size = f"{cell.options.get('fig-width')!r}, {cell.options.get('fig-height')!r}"
+            self._quiet(client, _kernel_call(kernel_side.cell_figsize, size))
         started = time.perf_counter()
         executed = self._execute(client, cell.code, where, cell.label, cell.options.get("timeout", self.timeout))
         seconds = time.perf_counter() - started
         if sized:
-            self._quiet(client, _FIGSIZE.format(width=None, height=None))
+            self._quiet(client, _kernel_call(kernel_side.cell_figsize, "None, None"))
         self.timings["cells"][label] = seconds
         outputs = [dict(o) for o in executed.outputs]
         traceback = _traceback(outputs)
@@ -415,7 +316,8 @@ class LectureExecutor:
             return [], []
         items = [f"lambda: print({expr}, end='')" for expr in exprs]
         items += ["lambda: " + _CLAIM_CODE.format(expr=claim.expr) for claim in claims]
-        source = _BATCH_CODE.format(items=",\n    ".join(items))
+        # The callables are made at the top level, so names resolve as in the cells.
+        source = _kernel_call(kernel_side.print_each, "[\n    " + ",\n    ".join(items) + "]")
         # A time-out or a dead kernel is final; only an expression that raised is retried alone.
         executed = self._execute(client, source, (block.file, block.line), None, self.timeout)
         if _traceback(executed.outputs):

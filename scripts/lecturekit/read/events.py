@@ -4,7 +4,7 @@ attribute (a span, link, image, code, heading, div, code block, table …), woul
 Pandoc's HTML writers keep a key as an attribute only when HTML knows it; any other key becomes
 `data-<key>` (`{one=1}` → `data-one="1"`, `{onClick=1}` → `data-onClick="1"`), which runs nothing. So
 read/markup.py refuses exactly these keys, on the attributes in pandoc's AST (text that only looks
-like an attribute block is text there). `tests/test_robust_read.py` checks this set against
+like an attribute block is text there). `tests/test_bad_input.py` checks this set against
 Chromium's and the rule against pandoc's HTML.
 """
 

@@ -29,16 +29,16 @@ body by the first line at which pandoc's reading of the lecture holds the constr
 from __future__ import annotations
 
 import glob
-import hashlib
 import json
 import re
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import unquote, urlsplit
 
+from lecturekit import inputs
 from lecturekit.errors import LectureError
+from lecturekit.pandoc import PandocError, pandoc_binary, run_pandoc
 from lecturekit.read.events import EVENT_HANDLERS
 from lecturekit.read.frontmatter import meta_texts
 from lecturekit.read.scanner import Cell, Markdown
@@ -265,19 +265,6 @@ class _Walk:
                 self.markdown.append((key, value, string))
 
 
-def _pandoc() -> str:
-    """The pinned pandoc (pypandoc-binary's), found without importing pypandoc (a third of a second)."""
-    import importlib.util
-    spec = importlib.util.find_spec("pypandoc")
-    for folder in (spec.submodule_search_locations or []) if spec else []:
-        binary = Path(folder) / "files" / "pandoc"
-        if binary.is_file():
-            return str(binary)
-    import pypandoc  # type: ignore[import-untyped]  # (no annotations)
-    path: str = pypandoc.get_pandoc_path()
-    return path
-
-
 def _unwritable_math(math: list[tuple[Any, int | None]], api: Any) -> list[Finding]:
     """The math pandoc cannot write for the handout: its Typst writer keeps such TeX as text, which
     Typst then fails on, naming a line of generated code. Each formula goes to pandoc once, behind a
@@ -286,11 +273,9 @@ def _unwritable_math(math: list[tuple[Any, int | None]], api: Any) -> list[Findi
     for index, (node, _string) in enumerate(math):
         blocks += [{"t": "Para", "c": [{"t": "Str", "c": f"LECTUREKITMATH{index}"}]}, {"t": "Para", "c": [node]}]
     document = json.dumps({"pandoc-api-version": api, "meta": {}, "blocks": blocks})
-    run = subprocess.run([_pandoc(), "--from=json", "--to=typst"], input=document.encode("utf-8"),
-                         capture_output=True, check=False)
-    written = re.split(r"LECTUREKITMATH(\d+)", run.stdout.decode("utf-8", errors="replace"))
-    reasons = iter(re.findall(r"Could not convert TeX math .*?\n(?:  .*\n)*?  (unexpected[^\n]*)",
-                              run.stderr.decode("utf-8", errors="replace")))
+    run = run_pandoc(["--from=json", "--to=typst"], stdin=document)
+    written = re.split(r"LECTUREKITMATH(\d+)", run.stdout)
+    reasons = iter(re.findall(r"Could not convert TeX math .*?\n(?:  .*\n)*?  (unexpected[^\n]*)", run.stderr))
     found = []
     for marker, text in zip(written[1::2], written[2::2]):
         if text.strip().startswith("\\$"):
@@ -305,10 +290,10 @@ def _unwritable_math(math: list[tuple[Any, int | None]], api: Any) -> list[Findi
 
 def pandoc_ast(markdown: str) -> Any:
     """Pandoc's AST of a markdown text (pandoc's `markdown`, as both renderers read it)."""
-    run = subprocess.run([_pandoc(), "--from=markdown", "--to=json"], input=markdown.encode("utf-8"),
-                         capture_output=True, check=False)
-    if run.returncode != 0:
-        raise LectureError(f"pandoc could not read the lecture's markdown: {run.stderr.decode(errors='replace').strip()}")
+    try:
+        run = run_pandoc(["--from=markdown", "--to=json"], stdin=markdown)
+    except PandocError as err:
+        raise LectureError(f"pandoc could not read the lecture's markdown: {err.stderr.strip() or err.message}") from None
     return json.loads(run.stdout)
 
 
@@ -420,15 +405,10 @@ def _option_text(cell: Cell) -> str:
 
 # ---- the check, with the line of what it found ------------------------------------------------------
 
-def _rules_digest() -> str:
-    """The judge's own code: a change to the rules judges every lecture again."""
-    h = hashlib.sha256()
+def _rules_digest() -> list[str]:
+    """The judge's own code and program: a change to the rules judges every lecture again."""
     here = Path(__file__).parent
-    for name in ("markup.py", "events.py"):
-        h.update((here / name).read_bytes())
-    pandoc = Path(_pandoc())
-    h.update(f"{pandoc}:{pandoc.stat().st_size}:{pandoc.stat().st_mtime_ns}".encode())
-    return h.hexdigest()
+    return [*(inputs.file(here / name) for name in ("markup.py", "events.py")), inputs.executable(Path(pandoc_binary()))]
 
 
 def _cached_judge(source: LectureMarkdown, cache: Path | None) -> Verdict:
@@ -436,7 +416,7 @@ def _cached_judge(source: LectureMarkdown, cache: Path | None) -> Verdict:
     render that changed no prose runs no pandoc here. Only a passing verdict is kept; the files it
     names are checked at every read."""
     strings = [s.text for s in source.strings]
-    key = hashlib.sha256(json.dumps([_rules_digest(), strings, source.body]).encode()).hexdigest()
+    key = inputs.data(json.dumps([_rules_digest(), strings, source.body]).encode())
     if cache is not None:
         try:
             kept = json.loads(cache.read_text(encoding="utf-8"))

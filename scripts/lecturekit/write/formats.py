@@ -203,7 +203,7 @@ class Finish:
     name: str  # also the key of its time in the writer's timings
     suffix: str  # pandoc's output, `_build/<lecture>/<lecture><suffix>`
     run: Callable[[LectureWriter, Path, Path], None]  # (writer, pandoc's output, product file)
-    package: str | None = None  # the Python package doing it: its version is an input of every product
+    packages: tuple[str, ...] = ()  # the Python packages doing it: their versions are inputs of every product
 
 
 # The Typst compile as a child process. SIGINT kills it at once (Python would only see the signal
@@ -336,7 +336,7 @@ TYPST = Format(
     link_label=WORDS["handout"],
     fixed_args=("--standalone",),
     project_args=_typst_args,
-    finish=Finish(name="typst", suffix=".typ", run=compile_typst, package="typst"),
+    finish=Finish(name="typst", suffix=".typ", run=compile_typst, packages=("typst", "pikepdf")),
     shared_assets=handout_fonts,
 )
 

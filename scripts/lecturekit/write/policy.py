@@ -11,7 +11,7 @@ Quarto's slide menu has a few tool links with inline `onclick` handlers of its o
 speaker view …); those exact handlers are allowed by their hashes ('unsafe-hashes').
 
 Both renderers write it: scripts/render as the deck's finishing step (write/formats.py), Quarto's
-path when post-render puts the deck in place (course/quarto_products.py).
+path when post-render puts the deck in place (course/quarto/post_render.py).
 """
 from __future__ import annotations
 

@@ -20,11 +20,11 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pypandoc  # type: ignore[import-untyped]  # (no annotations)
 
 from lecturekit.words import bengali_date
 from lecturekit.write.emit import MarkdownEmitter
 from lecturekit.errors import LectureError
+from lecturekit.pandoc import PandocError, run_pandoc
 from lecturekit.read.qmd import Markdown
 from lecturekit.write.figures import cell_figures, lecture_figures_dir
 from lecturekit.write.formats import Format, format_args, option_sources
@@ -74,7 +74,7 @@ class LectureWriter:
             args.append(f"--lua-filter={(self.project.root / flt).resolve()}")
         args += fmt.project_args(self.project)
         # The folder's metadata, as Quarto reads `_metadata.yml` beside the notebook it renders
-        # (course/pages.py writes it: what the lecture's page links to).
+        # (course/site/pages.py writes it: what the lecture's page links to).
         folder_metadata = self.build / "_metadata.yml"
         if folder_metadata.exists():
             args += ["--metadata-file", str(folder_metadata)]
@@ -229,14 +229,16 @@ class LectureWriter:
         return LectureError(message, self.execution.lecture.index, detail=stderr.strip())
 
     def _pandoc(self, source: Path, output: Path, fmt: Format) -> None:
-        run = self.children.run([pypandoc.get_pandoc_path(), str(source), *self.pandoc_args(fmt), "-o", str(output)],
-                                cwd=self.build)
-        if run.returncode != 0:
-            fault = machine_fault(run.stderr)
+        try:
+            run = run_pandoc([str(source), *self.pandoc_args(fmt), "-o", str(output)], cwd=self.build,
+                             start=self.children.run)
+        except PandocError as err:
+            fault = machine_fault(err.stderr)
             if fault:  # the disk, not the lecture: one line, not pandoc's backtrace
-                raise LectureError(f"cannot write {output}: {fault}")
-            raise self._filter_failure(run.stderr, fmt) or LectureError(
-                f"pandoc could not write the {fmt.name} product:\n{run.stderr.strip()}", self.execution.lecture.index)
+                raise LectureError(f"cannot write {output}: {fault}") from None
+            raise self._filter_failure(err.stderr, fmt) or LectureError(
+                f"pandoc could not write the {fmt.name} product:\n{err.stderr.strip() or err.message}",
+                self.execution.lecture.index) from None
         # Warnings (an unresolved @fig- reference, a missing image) are the author's to see.
         self.warnings.extend(line for line in run.stderr.splitlines() if line.strip())
 
@@ -334,17 +336,20 @@ class Children:
         self.running: set[subprocess.Popen[str]] = set()
         self.stopped = False
 
-    def run(self, argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-        """Run argv to its end; return a CompletedProcess with text output. The child is killed
-        when this process dies, even by SIGKILL (no Typst left compiling for a render that is gone)."""
+    def run(self, argv: list[str], cwd: str | os.PathLike[str] | None, stdin: str | None = None,
+            timeout: float | None = None) -> subprocess.CompletedProcess[str]:
+        """Run argv to its end (or its time limit: TimeoutExpired); return a CompletedProcess with
+        text output. The child is killed when this process dies, even by SIGKILL (no Typst left
+        compiling for a render that is gone)."""
         with self.lock:
             if self.stopped:
                 raise KeyboardInterrupt
-            process = subprocess.Popen(DIE_WITH_PARENT + argv, cwd=cwd, stdout=subprocess.PIPE,
-                                       stderr=subprocess.PIPE, text=True)
+            process = subprocess.Popen(DIE_WITH_PARENT + argv, cwd=cwd, stdin=None if stdin is None else subprocess.PIPE,
+                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8",
+                                       errors="replace")
             self.running.add(process)
         try:
-            out, err = process.communicate()
+            out, err = process.communicate(stdin, timeout=timeout)
         except BaseException:
             process.kill()
             process.wait()

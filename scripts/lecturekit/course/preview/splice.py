@@ -20,13 +20,11 @@ from __future__ import annotations
 import html
 import json
 import re
-import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import pypandoc  # type: ignore[import-untyped]  # (no annotations)
-
+from lecturekit.pandoc import PandocError, run_pandoc
 from lecturekit.write.emit import join_parts
 from lecturekit.write.formats import REVEALJS
 
@@ -198,11 +196,10 @@ def slides_of(page: str) -> list[str]:
 
 
 def pandoc(args: list[str], data: str, cwd: Any) -> str:
-    run = subprocess.run([pypandoc.get_pandoc_path(), *args], input=data, capture_output=True, text=True,
-                         cwd=cwd, encoding="utf-8")
-    if run.returncode != 0:
-        raise SplitError(run.stderr.strip() or f"pandoc exited {run.returncode}")
-    return run.stdout
+    try:
+        return run_pandoc(args, stdin=data, cwd=cwd).stdout
+    except PandocError as err:
+        raise SplitError(err.stderr.strip() or err.message) from None
 
 
 class SplitError(Exception):

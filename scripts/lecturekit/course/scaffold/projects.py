@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-SOURCE = Path(__file__).resolve().parents[3]
+SOURCE = Path(__file__).resolve().parents[4]
 # Folders a render or check writes; everything else in a project is a source an author edits.
 GENERATED = ("_build", "_output", "node_modules", ".pytest_cache", "__pycache__")
 

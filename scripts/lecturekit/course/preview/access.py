@@ -1,4 +1,4 @@
-"""Whom the preview server answers, and what it serves (the server: course/preview.py).
+"""Whom the preview server answers, and what it serves (the server: course/preview/server.py).
 
 The server runs on the author's machine, bound to a loopback address, inside a project that also
 holds `.git/`, `.venv/` and everything else the author can read. A web page the author has open

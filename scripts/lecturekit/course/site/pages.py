@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from lecturekit import inputs
 from lecturekit.errors import LectureError
 from lecturekit.fsutil import write_if_changed
 from lecturekit.project import check_lecture_name
@@ -117,7 +118,7 @@ def write_page_links(project: Project, lecture_dirs: list[Path], has_code: Calla
             continue
         meta = next(meta for other, meta in readable if other.name == folder.name)
         data = page_links(readable, folder, has_code(folder, meta))
-        text = ("# The page's links to the rest of the course (scripts/lecturekit/course/pages.py writes\n"
+        text = ("# The page's links to the rest of the course (scripts/lecturekit/course/site/pages.py writes\n"
                 "# this before each render; Quarto reads it as this folder's metadata).\n"
                 + yaml.safe_dump(data, allow_unicode=True, sort_keys=False))
         write_if_changed(links_path(project.root, folder.name), text.encode("utf-8"))
@@ -168,7 +169,7 @@ def write_assets(project: Project) -> list[Path]:
 # ---- search ----------------------------------------------------------------------------------------------
 
 SEARCH_INDEX = "search-index.js"
-DOCUMENTS_FORMAT = 2  # bump when what page_documents reads changes: kept documents are read again
+DOCUMENTS_FORMAT = 3  # bump when what page_documents reads changes: kept documents are read again
 _SKIPPED = {"script", "style", "nav", "button", "details"}  # not the text, or the answers (folded)
 _HEADER = {("h1", "title"): "title", ("span", "subtitle"): "subtitle", ("p", "title-en"): "title-en"}
 _VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
@@ -256,10 +257,9 @@ def page_documents(page: Path, lecture: str, meta: Meta) -> list[dict[str, str]]
 
 
 def _cached_documents(project: Project, page: Path, lecture: str, meta: Meta) -> list[dict[str, str]]:
-    """A page's search documents, read again only when the page (or its front matter) changed: a
-    course of 91 pages is not parsed on every render."""
-    stat = page.stat()
-    stamp = [DOCUMENTS_FORMAT, stat.st_size, stat.st_mtime_ns, json.dumps(meta, sort_keys=True, default=str)]
+    """A page's search documents, read again only when the page (its bytes) or its front matter
+    changed: a course of 91 pages is not parsed on every render."""
+    stamp = [DOCUMENTS_FORMAT, inputs.file(page), json.dumps(meta, sort_keys=True, default=str)]
     cache = project.build_dir / lecture / "search-documents.json"
     try:
         kept = json.loads(cache.read_text(encoding="utf-8"))

@@ -8,7 +8,7 @@ The deck is written from the lecture's execution in our cache (a prose edit star
 code edit executes that lecture once, into the same cache `scripts/render` reads), slides only,
 into `_build/preview/<lecture>/slides.html`: `_output/` keeps the products of the last render, a
 deck and a handout from one execution. A save that changes one section file's slides rewrites only
-those (course/splice.py), and the open page replaces them in place (preview-slides.js); any other
+those (course/preview/splice.py), and the open page replaces them in place (preview-slides.js); any other
 save writes the whole deck, and livereload reloads the page once it is in place.
 """
 from __future__ import annotations
@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, Any
 from lecturekit.project import Project
 from lecturekit.errors import LectureError
 from lecturekit.fsutil import write_atomic
-from lecturekit.course.quarto_products import PREVIEW_PAGES, is_preview_page
-from lecturekit.course.preview_access import refusal, served
-from lecturekit.course.splice import Sections, SplitError, full_deck, sections_of, slides_of
+from lecturekit.course.quarto.preview_pages import PREVIEW_PAGES, is_preview_page
+from lecturekit.course.preview.access import refusal, served
+from lecturekit.course.preview.splice import Sections, SplitError, full_deck, sections_of, slides_of
 
 if TYPE_CHECKING:
     from lecturekit.execute.build import ExecutedLecture
@@ -82,10 +82,10 @@ class PreviewDeck:
 
     def __init__(self, project: Project, lecture_dir: Path, say: Callable[[str], None] = print,
                  quarto: bool = False, verify: bool = False) -> None:
-        from lecturekit.execute import cache
+        from lecturekit import inputs
         self.project, self.lecture_dir, self.say, self.quarto = project, lecture_dir, say, quarto
         self.builds = 0  # decks written (the server tells the browser after each)
-        self.versions = cache.environment_versions()
+        self.versions = inputs.versions()
         self.preview = PreviewProject(project.root)
         self.path = self.preview.output_dir / lecture_dir.name / "slides.html"
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -102,7 +102,7 @@ class PreviewDeck:
 
     def build(self) -> bool:
         """Write the deck (only the slides of the one section a save changed, when that gives the
-        same deck: course/splice.py); on a bad source, say where and keep the last good deck."""
+        same deck: course/preview/splice.py); on a bad source, say where and keep the last good deck."""
         from lecturekit.execute.build import execute_lecture
         from lecturekit.write.formats import REVEALJS
         self.opened = True
@@ -325,7 +325,7 @@ def serve(decks: list[PreviewDeck], host: str, port: int, parent: int | None = N
     project_root = decks[0].project.root.resolve()
 
     class Refused(web.RequestHandler):
-        """A request another site made, or a path no deck loads (course/preview_access.py)."""
+        """A request another site made, or a path no deck loads (course/preview/access.py)."""
 
         def initialize(self, status: int, reason: str) -> None:
             self.refused_status, self.refused_reason = status, reason

@@ -22,20 +22,18 @@ does the same for the course page, the code zips and the pages' shared assets (f
 
 Both paths write stamps (`scripts/render` after a full render, Quarto's post-render); Quarto's
 pre-render reads them, so `quarto render` with nothing changed hands Quarto nothing without
-importing the executor. Only hashing: a few milliseconds per lecture.
+importing the executor. Only hashing (lecturekit.inputs, as every record of validity): a few
+milliseconds per lecture.
 """
 from __future__ import annotations
 
-import hashlib
 import json
-import os
-import stat
 import sys
-import sysconfig
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lecturekit import inputs
 from lecturekit.execute.kernelenv import output_env
 from lecturekit.fsutil import write_atomic
 from lecturekit.read.glossary import glossary_path
@@ -44,99 +42,32 @@ if TYPE_CHECKING:
     from lecturekit.project import Project
 
 STAMP = "stamp.json"  # in _build/<lecture>/, and the course's in _build/
-FORMAT = 2  # bump when what a stamp covers changes
-KIT = Path(__file__).resolve().parents[1]  # scripts/lecturekit
-SKIPPED = ("__pycache__",)
+FORMAT = 3  # bump when what a stamp covers, or how, changes
 
 
-def _digest(path: Path, inside: Path) -> bytes:
-    """The file's sha256, read only when it is a regular file inside `inside` (a resolved folder): a
-    link out of the project is not ours to read, and a pipe would block (opened without waiting,
-    judged on what was opened). Anything else gives a marker, and the render that follows refuses
-    it with its message."""
-    try:
-        if not path.resolve().is_relative_to(inside):
-            return b"outside\0"
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError:
-        return b"none\0"
-    with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-            return b"not a regular file\0"
-        return hashlib.file_digest(f, "sha256").digest()
-
-
-def _tree(h: Any, folder: Path, root: Path) -> None:
-    """Every file under `folder` (path from `root`, then its bytes' digest) into `h`, in order."""
-    inside = root.resolve()
-    if not folder.is_dir() or not folder.resolve().is_relative_to(inside):
-        h.update(f"{folder.relative_to(root).as_posix()}: none\0".encode())
-        return
-    for parent, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if d not in SKIPPED)
-        for name in sorted(files):
-            if name.endswith(".pyc"):
-                continue
-            path = Path(parent) / name
-            h.update(f"{path.relative_to(root).as_posix()}\0".encode())
-            h.update(_digest(path, inside))
-
-
-def _file(h: Any, path: Path, root: Path) -> None:
-    h.update(f"{path.relative_to(root).as_posix()}\0".encode())
-    h.update(_digest(path, root.resolve()))
-
-
-def _installed() -> list[list[Any]]:
-    """Every installed distribution of this interpreter (name-version.dist-info) with its time: an
-    upgrade, a reinstall or a new package changes it."""
-    found: list[list[Any]] = []
-    for key in ("purelib", "platlib"):
-        folder = Path(sysconfig.get_paths()[key])
-        try:
-            entries = sorted((e for e in os.scandir(folder) if e.name.endswith((".dist-info", ".egg-info", ".pth"))),
-                             key=lambda e: e.name)
-        except OSError:
-            continue
-        found += [[key, e.name, e.stat().st_mtime_ns] for e in entries]
-    return found
-
-
-def _cpu() -> list[str]:
-    """The CPU's model and flags lines (what the execution key's `machine` is read from)."""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            lines = [line.strip() for line in f if line.startswith(("model name", "flags"))]
-    except OSError:
-        return []
-    return sorted(set(lines))
+def _hash(found: list[Any]) -> str:
+    return inputs.data(json.dumps(found, ensure_ascii=False).encode("utf-8"))
 
 
 def course_inputs(project: Project, formats: Iterable[str]) -> str:
     """What every lecture shares: the project's settings, theme, course code, the kit, the environment."""
-    h = hashlib.sha256(f"stamp {FORMAT}\0".encode())
     root = project.root
-    for name in ("_quarto.yml", "package-lock.json"):
-        _file(h, root / name, root)
-    # The course glossary: every lecture's glossary section is drawn from it (read/glossary.py).
-    _file(h, glossary_path(project.lectures_dir), root)
-    _tree(h, root / "_extensions", root)
-    _tree(h, project.code_dir, root)
-    _tree(h, KIT, KIT.parent)
-    # Which lectures there are and every one's front matter (its index.qmd): a page links its
-    # neighbours by title (course/pages.py), so a new lecture or another's title rewrites it.
-    for folder in project.lectures():
-        _file(h, folder / "index.qmd", root)
-    h.update(json.dumps({"python": sys.version, "installed": _installed(),
-                         "cpu": _cpu(), "env": output_env(), "formats": sorted(formats)}).encode())
-    return h.hexdigest()
+    return _hash([f"stamp {FORMAT}",
+                  {name: inputs.file(root / name, root) for name in ("_quarto.yml", "package-lock.json")},
+                  # The course glossary: every lecture's glossary section is drawn from it (read/glossary.py).
+                  inputs.file(glossary_path(project.lectures_dir), root),
+                  inputs.tree(root / "_extensions", root), inputs.tree(project.code_dir, root), inputs.kit(),
+                  # Which lectures there are and every one's front matter (its index.qmd): a page links its
+                  # neighbours by title (course/site/pages.py), so a new lecture or another's title rewrites it.
+                  [[folder.name, inputs.file(folder / "index.qmd", root)] for folder in project.lectures()],
+                  {"python": sys.version, "installed": inputs.installed(), "machine": inputs.machine(),
+                   "env": output_env(), "formats": sorted(formats)}])
 
 
 def lecture_inputs(project: Project, name: str, common: str) -> str:
-    h = hashlib.sha256(f"{common}\0{name}\0".encode())
-    _tree(h, project.lectures_dir / name, project.root)
-    _file(h, project.root / "tests" / "expected" / f"{name}.yaml", project.root)
-    return h.hexdigest()
+    root = project.root
+    return _hash([common, name, inputs.tree(project.lectures_dir / name, root),
+                  inputs.file(root / "tests" / "expected" / f"{name}.yaml", root)])
 
 
 def inputs_of(project: Project, names: Iterable[str], formats: Iterable[str]) -> dict[str, str]:
@@ -168,8 +99,8 @@ def lecture_state(project: Project, name: str, products: Iterable[str]) -> dict[
     """Size and time of what a render left for the lecture: cache entries, notebook, figures, products."""
     from lecturekit.write.figures import lecture_figures_dir
     paths = [*_listing(project.build_dir / "cache" / name), project.notebook_path(name),
-             project.build_dir / name / "_metadata.yml",  # the page's links (course/pages.py's LINKS_FILE)
-             project.build_dir / name / "products.json",  # what each product was written from (course/products.py)
+             project.build_dir / name / "_metadata.yml",  # the page's links (course/site/pages.py's LINKS_FILE)
+             project.build_dir / name / "products.json",  # what each product was written from (course/build/products.py)
              *_listing(lecture_figures_dir(project.root, name)),
              *(project.output_dir / name / product for product in products)]
     return _stats(paths, project.root)
@@ -177,7 +108,7 @@ def lecture_state(project: Project, name: str, products: Iterable[str]) -> dict[
 
 def course_state(project: Project, names: Iterable[str]) -> dict[str, list[int]]:
     """The course page, every lecture's code zip and the pages' shared assets and search index
-    (`_output/assets/`, course/pages.py's ASSETS), as they are."""
+    (`_output/assets/`, course/site/pages.py's ASSETS), as they are."""
     return _stats([project.output_dir / "index.html", *(project.output_dir / n / "code.zip" for n in names),
                    *_listing(project.output_dir / "assets")], project.root)
 
@@ -213,8 +144,8 @@ def course_settled(project: Project, inputs: Mapping[str, str]) -> bool:
     return stamp.get("inputs") == course_digest(inputs) and stamp.get("state") == course_state(project, inputs)
 
 
-def course_digest(inputs: Mapping[str, str]) -> str:
-    return hashlib.sha256(json.dumps(sorted(inputs.items())).encode()).hexdigest()
+def course_digest(lectures: Mapping[str, str]) -> str:
+    return inputs.data(json.dumps(sorted(lectures.items())).encode())
 
 
 def record(project: Project, name: str, inputs: str, products: Iterable[str], notes: Iterable[str]) -> None:

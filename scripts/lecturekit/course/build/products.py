@@ -12,13 +12,12 @@ This module imports nothing heavy: Quarto's post-render step records here withou
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lecturekit import schema
+from lecturekit import inputs, schema
 from lecturekit.fsutil import UnsafeFile, read_untrusted, write_atomic
 
 if TYPE_CHECKING:
@@ -27,61 +26,39 @@ if TYPE_CHECKING:
 MANIFEST = "products.json"
 MAX_MANIFEST_BYTES = 1_000_000  # a few hundred bytes per format
 # The write stage's own code: a change to it changes every product.
-WRITER_MODULES = ("emit.py", "formats.py", "writers.py")
+WRITER_MODULES = ("emit.py", "formats.py", "writers.py", "pdfprefs.py")
 WRITERS = ("scripts/render", "quarto")  # who wrote a product (said in the record, not in its inputs)
-
-
-def file_digests(folder: Path) -> list[tuple[str, str]]:
-    """(relative path, sha256) of every file under folder, in order (as the execution cache lists them)."""
-    from lecturekit.execute.cache import file_digests as digests
-    return digests(folder)
-
-
-def _version(package: str) -> str | None:
-    import importlib.metadata
-    try:
-        return importlib.metadata.version(package)
-    except importlib.metadata.PackageNotFoundError:
-        return None
 
 
 def theme_digest(project: Project) -> str:
     """What every lecture's products depend on besides the lecture itself."""
     from lecturekit.write.formats import FORMATS
-    h = hashlib.sha256()
-    h.update((project.root / "_quarto.yml").read_bytes())
-    h.update(json.dumps(file_digests(project.root / "_extensions")).encode())
-    for name in ("package-lock.json",):
-        path = project.root / name
-        if path.exists():
-            h.update(hashlib.sha256(path.read_bytes()).digest())
-    here = Path(__file__).parents[1] / "write"
-    for module in WRITER_MODULES:
-        h.update((here / module).read_bytes())
-    engines = ["pypandoc-binary"] + [f.finish.package for f in FORMATS.values() if f.finish and f.finish.package]
-    h.update(json.dumps([_version(name) for name in engines]).encode())
-    return h.hexdigest()
+    root = project.root
+    engines = ["pypandoc-binary"] + [package for f in FORMATS.values() if f.finish for package in f.finish.packages]
+    return _hash([inputs.file(root / "_quarto.yml", root), inputs.tree(root / "_extensions", root),
+                  inputs.file(root / "package-lock.json", root),
+                  [inputs.file(inputs.KIT / "write" / module) for module in WRITER_MODULES],
+                  [inputs.version(name) for name in engines]])
 
 
 def product_inputs(theme: str, nb_bytes: bytes, lecture_root: Path, fmt_name: str, links: bool = False) -> str:
     """The hash a product is written from: executed notebook, the lecture folder, theme, format;
     `links`: and the lecture's links to the rest of the course (the page shows them). The same for
     both paths: which one writes the product is not an input of it."""
-    from lecturekit.course.pages import links_path
+    from lecturekit.course.site.pages import links_path
     from lecturekit.write.figures import lecture_figures_dir
-    h = hashlib.sha256()
-    h.update(f"{theme}\0{fmt_name}\0".encode())
-    h.update(hashlib.sha256(nb_bytes).digest())
-    h.update(json.dumps(file_digests(lecture_root)).encode())
+    root = Path(lecture_root).parent.parent
+    found: list[Any] = [theme, fmt_name, inputs.data(nb_bytes), inputs.tree(lecture_root, root)]
     # A hand-drawn figure lives in figures/<lecture>/, outside the lecture folder.
-    figures = lecture_figures_dir(Path(lecture_root).parent.parent, Path(lecture_root).name)
-    if figures.is_dir():
-        h.update(json.dumps(file_digests(figures)).encode())
-    # What the lecture's page links to besides itself (course/pages.py): a new neighbour rewrites it.
-    path = links_path(Path(lecture_root).parent.parent, Path(lecture_root).name)
-    if links and path.exists():
-        h.update(hashlib.sha256(path.read_bytes()).digest())
-    return h.hexdigest()
+    found.append(inputs.tree(lecture_figures_dir(root, Path(lecture_root).name), root))
+    # What the lecture's page links to besides itself (course/site/pages.py): a new neighbour rewrites it.
+    if links:
+        found.append(inputs.file(links_path(root, Path(lecture_root).name), root))
+    return _hash(found)
+
+
+def _hash(found: list[Any]) -> str:
+    return inputs.data(json.dumps(found, ensure_ascii=False).encode("utf-8"))
 
 
 def _damaged(path: Path, problem: str) -> None:

@@ -7,7 +7,7 @@ do costs a read and a few hashes. The others go to worker processes, at most `jo
 executes its lecture in its own kernel (when the cache has no valid entry) and writes the products
 whose inputs changed, both formats at once.
 
-Every product's inputs are recorded in `_build/<lecture>/products.json` (course/products.py), the
+Every product's inputs are recorded in `_build/<lecture>/products.json` (course/build/products.py), the
 record `quarto render` keeps too: a product either path wrote is current for the other; one that was
 deleted or touched since is written again.
 """
@@ -24,15 +24,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lecturekit.course import site
-from lecturekit.execute import cache
+from lecturekit import inputs
+from lecturekit.course.site import course_page
 from lecturekit.execute.build import ExecutedLecture, Lookup, complete, look_up
 from lecturekit.errors import LectureError
-from lecturekit.fsutil import write_atomic
 from lecturekit.write.figures import write_figures
 from lecturekit.execute.notebook import notebook_bytes, write_notebook
 from lecturekit.project import Project, check_lecture_name
-from lecturekit.course.products import Manifest, product_inputs, theme_digest
+from lecturekit.course.build.products import Manifest, product_inputs, theme_digest
 from lecturekit.write.formats import FORMATS, Format, check_format_options
 from lecturekit.write.writers import LectureWriter
 
@@ -153,7 +152,7 @@ def plan(project: Project, lecture_dirs: Iterable[Path], format_names: list[str]
             read[lecture_dir] = err
     # What each lecture's page links to (its neighbours' titles), from the front matters just read:
     # an input of its products, written before they are decided.
-    site.write_page_links(project, lecture_dirs, {d.name: f.lecture.meta for d, f in read.items() if isinstance(f, Lookup)})
+    course_page.write_page_links(project, lecture_dirs, {d.name: f.lecture.meta for d, f in read.items() if isinstance(f, Lookup)})
     for lecture_dir in lecture_dirs:
         try:
             found = read[lecture_dir]
@@ -245,9 +244,9 @@ def build_course(project: Project, lecture_dirs: Iterable[Path], format_names: l
     format_names = list(format_names or FORMATS)
     jobs = max(1, jobs or default_jobs())
     project.sweep_leftovers()
-    versions = cache.environment_versions()
+    versions = inputs.versions()
     theme = theme_digest(project)
-    with cache.code_read_once():  # the plan keys and checks every lecture: code/ is read once
+    with inputs.read_once():  # the plan keys and checks every lecture: code/ is listed once
         plans = plan(project, lecture_dirs, format_names, versions=versions, theme=theme, fresh=fresh,
                      execute_only=execute_only, force=force, accept=accept)
     results: dict[str, LectureResult] = {}

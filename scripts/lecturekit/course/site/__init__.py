@@ -1,0 +1,2 @@
+"""The course page, each lecture's code zip, and what the lecture pages take from the course
+(links, shared assets, search)."""
