@@ -255,5 +255,4 @@ def test_a_real_script_forked_prints_what_a_fresh_interpreter_prints(tmp_path, s
     script = next(s for s in SCRIPTS if s.name == "15_loader_rng.py")
     (fresh, _), (forked, _) = both_runs(script, tmp_path, server)
     assert fresh.returncode == 0 and fresh.stdout.strip(), fresh.stderr
-    assert (forked.returncode, forked.stdout, forked.stderr, forked.left) == \
-        (fresh.returncode, fresh.stdout, fresh.stderr, fresh.left)
+    assert forked == fresh  # exit status, stdout, stderr, the files left and what they hold
