@@ -20,7 +20,7 @@ if Path(lecturekit.__file__).resolve().parents[2] != ROOT:
 
 from budget import LEDGER  # noqa: E402
 from helpers import (NO_QUARTO, REQUIRE_QUARTO, MiniProject, ProjectBuilder, ScriptRunCache,  # noqa: E402
-                     ScriptRuns, run_render)
+                     ScriptRuns, run_render, script_server)
 
 # A suite started with SIGINT ignored (nohup, a background job of a shell without job control)
 # would pass that on to every render it starts, and the Ctrl-C tests would find renders that cannot
@@ -200,13 +200,16 @@ def browser():
 def script_runs(request, tmp_path_factory):
     """Each student script (`helpers.STUDENT_SCRIPTS`) run once per session, for every test that
     reads its run: `script_runs.of(path)`, and not at all when _build/script-runs/ holds its run
-    under the same key. Only the scripts some selected test needs are run."""
+    under the same key. Only the scripts some selected test needs are run, each forked by a script
+    server that imported their libraries once (started at the first run)."""
     def script_of(item):
         callspec = getattr(item, "callspec", None)
         return callspec.params.get("script") if callspec and "script_runs" in item.fixturenames else None
     selected = [script for script in map(script_of, request.session.items) if isinstance(script, Path)]
-    return ScriptRuns(selected, lambda script: tmp_path_factory.mktemp(f"run-{script.stem}"),
-                      ScriptRunCache(ROOT / "_build" / "script-runs", ROOT / "code"))
+    server = script_server()
+    yield ScriptRuns(selected, lambda script: tmp_path_factory.mktemp(f"run-{script.stem}"),
+                     ScriptRunCache(ROOT / "_build" / "script-runs", ROOT / "code"), server)
+    server.close()
 
 
 @pytest.fixture(scope="session")

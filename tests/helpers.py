@@ -9,7 +9,6 @@ import shutil
 import subprocess
 import sys
 import textwrap
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -215,16 +214,29 @@ def student_env() -> dict:
     return {"PATH": "/usr/bin:/bin", "HOME": os.environ.get("HOME", str(ROOT))}
 
 
-def run_student_script(script: Path, cwd: Path, *args: str) -> ScriptRun:
+def run_student_script(script: Path, cwd: Path, *args: str, server=None) -> ScriptRun:
     """The script as a student runs it: `python path/to/NN_name.py`, from an empty folder, with nothing
     on PYTHONPATH and only the system's PATH (the script's own `_setup_path` finds the course
-    package). No hash seed, thread count or backend is set: a student's shell sets none."""
-    done = subprocess.run([PYTHON, str(script), *args], cwd=cwd, env=student_env(), capture_output=True,
-                          text=True, timeout=300)
+    package). No hash seed, thread count or backend is set: a student's shell sets none. With a
+    `server` (script_server.ScriptServer, started with the same environment) the same run is a fork
+    of an interpreter that has imported torch already (test_scripts proves the two runs equal)."""
+    if server is not None:
+        done = server.run(script, cwd, args, timeout=300)
+    else:
+        done = subprocess.run([PYTHON, str(script), *args], cwd=cwd, env=student_env(), capture_output=True,
+                              text=True, timeout=300)
     left = sorted(str(p.relative_to(cwd)) for p in cwd.rglob("*"))
     written = {str(p.relative_to(cwd)): {"bytes": p.stat().st_size, "head": p.read_bytes()[:16].hex()}
                for p in cwd.rglob("*") if p.is_file() and not p.is_symlink()}
     return ScriptRun(script, done.returncode, done.stdout, done.stderr, left, written)
+
+
+def script_server():
+    """A script_server.ScriptServer for the student scripts: a student's environment, and the
+    third-party libraries they import (torch, numpy) imported once, code/ never."""
+    from script_server import ScriptServer, third_party_imports
+    code = ROOT / "code"
+    return ScriptServer(PYTHON, student_env(), third_party_imports(STUDENT_SCRIPTS, code), code)
 
 
 def installed_distributions(python: str = PYTHON) -> list:
@@ -302,12 +314,14 @@ class ScriptRuns:
     (test_bazarghar: it runs and leaves nothing behind; test_scripts: its lines agree with the
     lecture's; test_facts: it prints what the lecture's facts say), and kept across sessions in
     a ScriptRunCache: a session where nothing it depends on changed runs it not at all. The first
-    test that needs a script runs every selected script of that lecture not in the cache, two at a time."""
+    test that needs a script runs every selected script of that lecture not in the cache, one at a
+    time (forked by `server` when given: run_student_script)."""
 
-    def __init__(self, selected, folder_for, cache: ScriptRunCache | None = None):
+    def __init__(self, selected, folder_for, cache: ScriptRunCache | None = None, server=None):
         self.selected = sorted(set(selected))
         self.folder_for = folder_for  # script -> an empty folder to run it from
         self.cache = cache
+        self.server = server
         self.runs: dict = {}
 
     def of(self, script: Path, args: tuple = ()) -> ScriptRun:
@@ -321,18 +335,19 @@ class ScriptRuns:
                 for cached in filter(None, map(self.cache.load, batch)):
                     self.runs[cached.script] = cached
                 batch = [s for s in batch if s not in self.runs]
-            with ThreadPoolExecutor(max_workers=2) as pool:
-                for run in pool.map(lambda s: run_student_script(s, self.folder_for(s)), batch):
-                    self.runs[run.script] = run
-                    if self.cache is not None and run.returncode == 0:  # a failure is never kept
-                        self.cache.store(run)
+            # One at a time: two torch scripts side by side on two cores each start a thread per
+            # core, and their threads spin waiting for each other (three times the CPU, and slower).
+            for run in (run_student_script(s, self.folder_for(s), server=self.server) for s in batch):
+                self.runs[run.script] = run
+                if self.cache is not None and run.returncode == 0:  # a failure is never kept
+                    self.cache.store(run)
         return self.runs[script]
 
     def _with_args(self, script: Path, args: tuple) -> ScriptRun:
         if (script, args) not in self.runs:
             run = self.cache.load(script, args) if self.cache is not None else None
             if run is None:
-                run = run_student_script(script, self.folder_for(script), *args)
+                run = run_student_script(script, self.folder_for(script), *args, server=self.server)
                 if self.cache is not None and run.returncode == 0:
                     self.cache.store(run, args)
             self.runs[(script, args)] = run

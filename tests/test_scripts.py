@@ -142,3 +142,117 @@ def test_a_script_runs_again_exactly_when_what_it_depends_on_changes(tmp_path, c
     package.write_text("raise SystemExit(3)\n", encoding="utf-8")
     assert session().returncode == 3
     assert ScriptRunCache(store, code).load(script) is None
+
+
+# ---- the script server's fork is a fresh interpreter's run -----------------------------------------
+
+# A script that shows what `python script.py` sets up, and each way it can end (its first argument).
+PROBE = '''\
+"""The probe."""
+import atexit, os, pickle, random, sys, threading
+from pathlib import Path
+import numpy
+
+class Basket:
+    pass
+
+def sell(what):
+    raise ValueError(f"no {what} in stock")
+
+print("globals", sorted(globals()), __loader__.__class__.__name__, __spec__, __cached__)
+print("argv", sys.argv[1:], sys.argv[0] == __file__, __name__)
+print("cwd", os.getcwd())
+print("path", sys.path)
+print("course modules", sorted(m for m, mod in list(sys.modules.items())
+                               if str(getattr(mod, "__file__", None) or "").startswith(sys.argv[2])))
+print("stdin", repr(sys.stdin.read()), "stdout", sys.stdout.line_buffering, sys.stdout.encoding)
+print("threads", threading.active_count(), "pickled", pickle.loads(pickle.dumps(Basket())).__class__.__module__)
+print("seeds", random.random(), numpy.random.random(), file=open("seeds.txt", "w"))
+sys.stdout.flush()
+os.write(1, "C-level স্টক\\n".encode())
+os.write(2, b"C-level warning\\n")
+print("to stderr", file=sys.stderr)
+Path("left.txt").write_text("x")
+unflushed = open("unflushed.txt", "w")
+unflushed.write("written when the interpreter shuts down")
+atexit.register(print, "atexit ran")
+print("no newline at the end", end="")
+mode = sys.argv[1]
+if mode == "raise":
+    sell("rice")
+if mode == "exit3":
+    sys.exit(3)
+if mode == "exitmsg":
+    sys.exit("out of stock")
+'''
+
+
+@pytest.fixture(scope="module")
+def server():
+    """A script server like the suite's (helpers.script_server), here also holding numpy's global
+    generator before it forks (which a fork would copy unless reseeded)."""
+    from helpers import PYTHON, ROOT, student_env
+    from script_server import ScriptServer, third_party_imports
+    modules = sorted({*third_party_imports(SCRIPTS, ROOT / "code"), "numpy.random"})
+    started = ScriptServer(PYTHON, student_env(), modules, ROOT / "code")
+    yield started
+    started.close()
+
+
+def both_runs(script, tmp_path, server, *args):
+    """The script run by a fresh interpreter and by the server, each from the same empty folder (set
+    aside after the first), with the files each left read back."""
+    from helpers import run_student_script
+    runs = []
+    folder = tmp_path / "run"
+    for name, through in (("fresh", None), ("forked", server)):
+        folder.mkdir()
+        run = run_student_script(script, folder, *args, server=through)
+        files = {str(p.relative_to(folder)): p.read_text(encoding="utf-8") for p in folder.rglob("*") if p.is_file()}
+        folder.rename(tmp_path / name)
+        runs.append((run, files))
+    return runs
+
+
+@pytest.mark.parametrize("mode", ["ok", "raise", "exit3", "exitmsg"])
+def test_a_forked_run_is_a_fresh_interpreters_run(mode, tmp_path, server):
+    """The probe, each way it can end: the same exit status, stdout and stderr (the traceback, the
+    exit message, C-level writes, the atexit print), the same sys.argv, sys.path, __main__, working
+    folder, stdin and buffering, no course module imported before the script's own import, the same
+    files left (one written only by the interpreter's shutdown); and random generators seeded anew."""
+    script = tmp_path / "scripts" / "probe.py"
+    script.parent.mkdir()
+    script.write_text(PROBE, encoding="utf-8")
+    from helpers import ROOT, run_student_script
+    args = (mode, str(ROOT / "code"))
+    (fresh, fresh_files), (forked, forked_files) = both_runs(script, tmp_path, server, *args)
+    assert "argv" in fresh.stdout and fresh.returncode == {"ok": 0, "raise": 1, "exit3": 3, "exitmsg": 1}[mode]
+    assert (forked.returncode, forked.stdout, forked.stderr, forked.left) == \
+        (fresh.returncode, fresh.stdout, fresh.stderr, fresh.left)
+    seeds, _ = forked_files.pop("seeds.txt").split()[1:], fresh_files.pop("seeds.txt")
+    assert forked_files == fresh_files and "unflushed.txt" in fresh_files
+    # Each forked run draws other numbers, Python's and numpy's, as each fresh interpreter does.
+    again = tmp_path / "run"
+    again.mkdir()
+    run_student_script(script, again, *args, server=server)
+    python_draw, numpy_draw = (again / "seeds.txt").read_text(encoding="utf-8").split()[1:]
+    assert python_draw != seeds[0] and numpy_draw != seeds[1]
+
+
+def test_a_syntax_error_is_reported_as_the_interpreter_reports_it(tmp_path, server):
+    script = tmp_path / "scripts" / "broken.py"
+    script.parent.mkdir()
+    script.write_text("print('never')\ndef sell(:\n", encoding="utf-8")
+    (fresh, _), (forked, _) = both_runs(script, tmp_path, server)
+    assert fresh.returncode == 1 and "SyntaxError" in fresh.stderr
+    assert (forked.returncode, forked.stdout, forked.stderr) == (fresh.returncode, fresh.stdout, fresh.stderr)
+
+
+def test_a_real_script_forked_prints_what_a_fresh_interpreter_prints(tmp_path, server):
+    """One student script as a student runs it (`python script.py` from an empty folder, a fresh
+    interpreter) and forked by the server: the same run, to the byte. This one trains with torch
+    and starts DataLoader worker processes (forked in turn from the forked script)."""
+    script = next(s for s in SCRIPTS if s.name == "15_loader_rng.py")
+    (fresh, _), (forked, _) = both_runs(script, tmp_path, server)
+    assert fresh.returncode == 0 and fresh.stdout.strip(), fresh.stderr
+    assert forked == fresh  # exit status, stdout, stderr, the files left and what they hold
