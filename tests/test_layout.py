@@ -105,3 +105,19 @@ def test_a_render_or_check_imports_the_jupyter_client_only_to_execute():
              "print(sorted(m for m in ('jupyter_client', 'nbclient', 'zmq') if m in sys.modules))")
     out = subprocess.run([os.sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+CONFLICT_MARK = re.compile(rb"^(?:<<<<<<< |>>>>>>> |=======$)", re.M)
+
+
+def test_no_tracked_file_holds_a_merge_conflict_mark():
+    """A merge left half-done reads as text to every reader (docs, YAML, Lua): no tracked file holds
+    git's conflict marks at a line's start."""
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+    marked = []
+    for name in filter(None, listed.decode("utf-8").split("\0")):
+        path = ROOT / name
+        if path.is_file() and not path.is_symlink() and path.stat().st_size < 5_000_000:
+            if CONFLICT_MARK.search(path.read_bytes()):
+                marked.append(name)
+    assert marked == [], marked
