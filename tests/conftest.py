@@ -19,8 +19,8 @@ if Path(lecturekit.__file__).resolve().parents[2] != ROOT:
                 "run scripts/setup", returncode=4)
 
 from budget import LEDGER  # noqa: E402
-from helpers import (NO_QUARTO, REQUIRE_QUARTO, MiniProject, ProjectBuilder, ScriptRunCache,  # noqa: E402
-                     ScriptRuns, run_render, script_server)
+from helpers import (NO_QUARTO, REQUIRE_QUARTO, LectureCodeZips, MiniProject, ProjectBuilder,  # noqa: E402
+                     ScriptRunCache, ScriptRuns, run_render, script_server)
 
 # A suite started with SIGINT ignored (nohup, a background job of a shell without job control)
 # would pass that on to every render it starts, and the Ctrl-C tests would find renders that cannot
@@ -197,18 +197,20 @@ def browser():
 
 
 @pytest.fixture(scope="session")
-def script_runs(request, tmp_path_factory):
+def script_runs(request, rendered, tmp_path_factory):
     """Each student script (`helpers.STUDENT_SCRIPTS`) run once per session, for every test that
     reads its run: `script_runs.of(path)`, and not at all when _build/script-runs/ holds its run
     under the same key. Only the scripts some selected test needs are run, each forked by a script
-    server that imported their libraries once (started at the first run)."""
+    server that imported their libraries once (started at the first run). What runs is the script
+    as a student has it: its copy in the lecture's rendered code zip, unpacked outside the project."""
     def script_of(item):
         callspec = getattr(item, "callspec", None)
         return callspec.params.get("script") if callspec and "script_runs" in item.fixturenames else None
     selected = [script for script in map(script_of, request.session.items) if isinstance(script, Path)]
     server = script_server()
+    zips = LectureCodeZips(rendered, lambda lecture: tmp_path_factory.mktemp(f"zip-{lecture}"))
     yield ScriptRuns(selected, lambda script: tmp_path_factory.mktemp(f"run-{script.stem}"),
-                     ScriptRunCache(ROOT / "_build" / "script-runs", ROOT / "code"), server)
+                     ScriptRunCache(ROOT / "_build" / "script-runs", ROOT / "code", zips), server, zips)
     server.close()
 
 

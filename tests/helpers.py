@@ -9,7 +9,8 @@ import shutil
 import subprocess
 import sys
 import textwrap
-from dataclasses import dataclass, field
+import zipfile
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
@@ -201,7 +202,7 @@ def script_id(script: Path) -> str:
 
 @dataclass(frozen=True)
 class ScriptRun:
-    script: Path
+    script: Path  # the project's code/scripts/<lecture>/NN_name.py (what ran may be its zip's copy)
     returncode: int
     stdout: str
     stderr: str
@@ -219,7 +220,9 @@ def run_student_script(script: Path, cwd: Path, *args: str, server=None) -> Scri
     on PYTHONPATH and only the system's PATH (the script's own `_setup_path` finds the course
     package). No hash seed, thread count or backend is set: a student's shell sets none. With a
     `server` (script_server.ScriptServer, started with the same environment) the same run is a fork
-    of an interpreter that has imported torch already (test_scripts proves the two runs equal)."""
+    of an interpreter that has imported torch already, and without the code/ entry that the
+    project venv's lecture-code.pth gives a fresh interpreter and a student's Python has not
+    (test_scripts proves the two runs equal but for that entry)."""
     if server is not None:
         done = server.run(script, cwd, args, timeout=300)
     else:
@@ -229,6 +232,32 @@ def run_student_script(script: Path, cwd: Path, *args: str, server=None) -> Scri
     written = {str(p.relative_to(cwd)): {"bytes": p.stat().st_size, "head": p.read_bytes()[:16].hex()}
                for p in cwd.rglob("*") if p.is_file() and not p.is_symlink()}
     return ScriptRun(script, done.returncode, done.stdout, done.stderr, left, written)
+
+
+class LectureCodeZips:
+    """Each lecture's code zip (`<output>/<lecture>/code.zip`, as the course page publishes it),
+    unpacked once into a folder of its own (`unpack_into(lecture)`): the scripts where a student has
+    them, `<lecture>/scripts/` beside the packages they import, and no code/ anywhere above."""
+
+    def __init__(self, output: Path, unpack_into):
+        self.output, self.unpack_into = Path(output), unpack_into
+        self._unpacked: dict = {}
+
+    def zip_of(self, script: Path) -> Path:
+        from lecturekit.course.site.code_zip import ZIP_NAME
+        return self.output / script.parent.name / ZIP_NAME
+
+    def copy_of(self, script: Path) -> Path:
+        """The zip's copy of the project's `code/scripts/<lecture>/NN_name.py`."""
+        lecture = script.parent.name
+        if lecture not in self._unpacked:
+            folder = self.unpack_into(lecture)
+            with zipfile.ZipFile(self.zip_of(script)) as zf:
+                zf.extractall(folder)
+            self._unpacked[lecture] = folder
+        copy = self._unpacked[lecture] / lecture / "scripts" / script.name
+        assert copy.is_file(), f"{self.zip_of(script)} holds no {lecture}/scripts/{script.name}: a student has no such script"
+        return copy
 
 
 def script_server():
@@ -251,16 +280,18 @@ def installed_distributions(python: str = PYTHON) -> list:
 class ScriptRunCache:
     """Student-script runs kept under _build/script-runs/ (beside the execution cache), keyed like an
     execution by everything that can change what the script prints: the script and every file of
-    code/ (the packages it imports, its `_setup_path`), the interpreter's version and every installed
+    code/ (the packages it imports, its `_setup_path`), the bytes of the lecture's code zip it runs
+    from (with `zips`, a LectureCodeZips), the interpreter's version and every installed
     distribution, the CPU (execute/cache.py's `machine`) and the environment and arguments it runs
-    with. A prose edit or a kit change leaves the key as it is; any of these changes it and the
-    script runs again. An entry whose digest does not match what it holds is run again."""
+    with. A prose edit leaves the key as it is; any of these changes it and the script runs again.
+    An entry whose digest does not match what it holds is run again."""
 
-    FORMAT = 2
+    FORMAT = 3  # 3: a run is of the script in its lecture's code zip, without code/ on sys.path
     KEEP = 2  # entries per script
 
-    def __init__(self, folder: Path, code_dir: Path):
-        self.folder, self.code_dir = Path(folder), Path(code_dir)
+    def __init__(self, folder: Path, code_dir: Path, zips: LectureCodeZips | None = None):
+        self.folder, self.code_dir, self.zips = Path(folder), Path(code_dir), zips
+        self._zip_digests: dict = {}
 
     @cached_property
     def _inputs(self) -> dict:
@@ -269,8 +300,17 @@ class ScriptRunCache:
                 "machine": inputs.machine(), "env": student_env(),
                 "code": inputs.tree(self.code_dir, self.code_dir.parent)}
 
+    def _zip_digest(self, script: Path) -> str | None:
+        if self.zips is None:
+            return None
+        path = self.zips.zip_of(script)
+        if path not in self._zip_digests:
+            self._zip_digests[path] = hashlib.sha256(path.read_bytes()).hexdigest()
+        return self._zip_digests[path]
+
     def key(self, script: Path, args: tuple = ()) -> str:
-        inputs = {**self._inputs, "script": script.relative_to(self.code_dir).as_posix(), "args": list(args)}
+        inputs = {**self._inputs, "script": script.relative_to(self.code_dir).as_posix(), "args": list(args),
+                  "zip": self._zip_digest(script)}
         return hashlib.sha256(json.dumps(inputs, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
     def _path(self, script: Path, key: str) -> Path:
@@ -315,14 +355,23 @@ class ScriptRuns:
     lecture's; test_facts: it prints what the lecture's facts say), and kept across sessions in
     a ScriptRunCache: a session where nothing it depends on changed runs it not at all. The first
     test that needs a script runs every selected script of that lecture not in the cache, one at a
-    time (forked by `server` when given: run_student_script)."""
+    time (forked by `server` when given: run_student_script). With `zips` (LectureCodeZips) what
+    runs is the script's copy in its lecture's unpacked code zip, as a student has it; else the
+    script where it is."""
 
-    def __init__(self, selected, folder_for, cache: ScriptRunCache | None = None, server=None):
+    def __init__(self, selected, folder_for, cache: ScriptRunCache | None = None, server=None,
+                 zips: LectureCodeZips | None = None):
         self.selected = sorted(set(selected))
         self.folder_for = folder_for  # script -> an empty folder to run it from
         self.cache = cache
         self.server = server
+        self.zips = zips
         self.runs: dict = {}
+
+    def _run(self, script: Path, args: tuple = ()) -> ScriptRun:
+        copy = self.zips.copy_of(script) if self.zips is not None else script
+        run = run_student_script(copy, self.folder_for(script), *args, server=self.server)
+        return replace(run, script=script)
 
     def of(self, script: Path, args: tuple = ()) -> ScriptRun:
         """The script's run (`python NN_name.py *args`); a run with arguments is its own run."""
@@ -337,7 +386,7 @@ class ScriptRuns:
                 batch = [s for s in batch if s not in self.runs]
             # One at a time: two torch scripts side by side on two cores each start a thread per
             # core, and their threads spin waiting for each other (three times the CPU, and slower).
-            for run in (run_student_script(s, self.folder_for(s), server=self.server) for s in batch):
+            for run in map(self._run, batch):
                 self.runs[run.script] = run
                 if self.cache is not None and run.returncode == 0:  # a failure is never kept
                     self.cache.store(run)
@@ -347,7 +396,7 @@ class ScriptRuns:
         if (script, args) not in self.runs:
             run = self.cache.load(script, args) if self.cache is not None else None
             if run is None:
-                run = run_student_script(script, self.folder_for(script), *args, server=self.server)
+                run = self._run(script, args)
                 if self.cache is not None and run.returncode == 0:
                     self.cache.store(run, args)
             self.runs[(script, args)] = run

@@ -11,7 +11,9 @@ own process). For each script it forks a child that becomes what `python script.
   script's captured stdout is, and holds nothing: the server reads requests with os.read on fd 0
   and answers on a pipe of its own, which the child closes);
 - the working folder is the script's, sys.argv is [script, *args], sys.path[0] the script's folder
-  (symbolic links resolved, as the interpreter does) and the rest of sys.path what it is at startup;
+  (symbolic links resolved, as the interpreter does) and the rest of sys.path what it is at startup
+  less the course's code/ (the project's venv adds it through lecture-code.pth, for Quarto's kernel;
+  a student's Python has no such entry, and the script's `_setup_path` must find the package);
 - the script runs in a `__main__` module made as the interpreter makes it; an uncaught exception
   prints the traceback from the script's own frames and exits 1, SystemExit exits as the
   interpreter exits (it propagates out of the server's loop), and the interpreter's own shutdown
@@ -102,6 +104,8 @@ def _become_script(request: dict, startup_path: list) -> None:
 def serve(modules: list, code_dir: str, answers: int) -> None:
     """Requests (JSON lines on fd 0) in, answers (JSON lines on fd `answers`) out as each child
     exits; ends when fd 0 closes and every child has exited."""
+    code = os.path.realpath(code_dir)
+    sys.path[:] = [entry for entry in sys.path if os.path.realpath(entry) != code]  # a student's
     startup_path = list(sys.path)
     loaded = _preload(modules, code_dir)
     os.write(answers, (json.dumps({"ready": loaded}) + "\n").encode())
