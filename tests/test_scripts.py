@@ -4,14 +4,16 @@ line of any lecture's executed outputs (same words, same count of numbers, value
 must print it identically — a script that rounds 3.0125 to 3.013 while the handout shows 3.012 fails.
 Each script runs once per session (helpers.ScriptRuns), its run shared with test_bazarghar and the
 lecture's facts (test_facts.py)."""
+import ast
 import json
+import os
 import re
 import tempfile
 from pathlib import Path
 
 import pytest
 
-from helpers import LECTURES, STUDENT_SCRIPTS as SCRIPTS, ScriptRunCache, ScriptRuns, script_id
+from helpers import LECTURES, STUDENT_SCRIPTS as SCRIPTS, LectureCodeZips, ScriptRunCache, ScriptRuns, script_id
 
 NUMBER = re.compile(r"[-+]?\d+(?:,\d{2,3})*(?:\.\d+)?(?:e[-+]?\d+)?")
 
@@ -144,6 +146,41 @@ def test_a_script_runs_again_exactly_when_what_it_depends_on_changes(tmp_path, c
     assert ScriptRunCache(store, code).load(script) is None
 
 
+def test_a_script_runs_from_its_lectures_code_zip(tmp_path):
+    """With the lecture's code zip (helpers.LectureCodeZips) what runs is the zip's copy of the
+    script, importing the zip's package, not code/'s; a zip with other bytes runs it again (the
+    cache's key holds them); a zip without the script fails naming it."""
+    from lecturekit.course.site.code_zip import code_zip_bytes
+    code, output, store = tmp_path / "code", tmp_path / "_output", tmp_path / "_build" / "script-runs"
+    finder = "next(p for p in Path(__file__).resolve().parents if (p / 'shoppkg').is_dir())"
+    script_text = f"import sys\nfrom pathlib import Path\nsys.path.insert(0, str({finder}))\n" \
+                  "import shoppkg\nprint('price', shoppkg.PRICE)\n"
+    (code / "shoppkg").mkdir(parents=True)
+    (code / "shoppkg" / "__init__.py").write_text("PRICE = 3.012\n", encoding="utf-8")
+    script = code / "scripts" / "01-demo" / "01_price.py"
+    script.parent.mkdir(parents=True)
+    script.write_text(script_text, encoding="utf-8")
+    zip_path = output / "01-demo" / "code.zip"
+    zip_path.parent.mkdir(parents=True)
+
+    def publish(files):
+        zip_path.write_bytes(code_zip_bytes(sorted(files.items()), "01-demo")[0])
+
+    def session():
+        zips = LectureCodeZips(output, lambda lecture: Path(tempfile.mkdtemp(dir=tmp_path)))
+        return ScriptRuns([script], lambda _script: Path(tempfile.mkdtemp(dir=tmp_path)),
+                          ScriptRunCache(store, code, zips), zips=zips).of(script)
+
+    publish({"scripts/01_price.py": script_text.encode(), "shoppkg/__init__.py": b"PRICE = 4.5\n"})
+    first = session()
+    assert (first.returncode, first.stdout, first.script) == (0, "price 4.5\n", script), first.stderr
+    publish({"scripts/01_price.py": script_text.encode(), "shoppkg/__init__.py": b"PRICE = 4.75\n"})
+    assert session().stdout == "price 4.75\n"  # code/ as it was, the zip another: run again
+    publish({"shoppkg/__init__.py": b"PRICE = 4.75\n"})
+    with pytest.raises(AssertionError, match="holds no 01-demo/scripts/01_price.py"):
+        session()
+
+
 # ---- the script server's fork is a fresh interpreter's run -----------------------------------------
 
 # A script that shows what `python script.py` sets up, and each way it can end (its first argument).
@@ -199,6 +236,13 @@ def server():
     started.close()
 
 
+def path_apart(stdout: str) -> tuple[list, str]:
+    """The probe's `path` line read back as the list it printed, and the rest of its stdout."""
+    lines = stdout.splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if line.startswith("path "))
+    return ast.literal_eval(lines[at].removeprefix("path ")), "".join(lines[:at] + lines[at + 1:])
+
+
 def both_runs(script, tmp_path, server, *args):
     """The script run by a fresh interpreter and by the server, each from the same empty folder (set
     aside after the first), with the files each left read back."""
@@ -217,9 +261,10 @@ def both_runs(script, tmp_path, server, *args):
 @pytest.mark.parametrize("mode", ["ok", "raise", "exit3", "exitmsg"])
 def test_a_forked_run_is_a_fresh_interpreters_run(mode, tmp_path, server):
     """The probe, each way it can end: the same exit status, stdout and stderr (the traceback, the
-    exit message, C-level writes, the atexit print), the same sys.argv, sys.path, __main__, working
-    folder, stdin and buffering, no course module imported before the script's own import, the same
-    files left (one written only by the interpreter's shutdown); and random generators seeded anew."""
+    exit message, C-level writes, the atexit print), the same sys.argv, sys.path (but for the
+    venv's code/ entry), __main__, working folder, stdin and buffering, no course module imported
+    before the script's own import, the same files left (one written only by the interpreter's
+    shutdown); and random generators seeded anew."""
     script = tmp_path / "scripts" / "probe.py"
     script.parent.mkdir()
     script.write_text(PROBE, encoding="utf-8")
@@ -227,8 +272,15 @@ def test_a_forked_run_is_a_fresh_interpreters_run(mode, tmp_path, server):
     args = (mode, str(ROOT / "code"))
     (fresh, fresh_files), (forked, forked_files) = both_runs(script, tmp_path, server, *args)
     assert "argv" in fresh.stdout and fresh.returncode == {"ok": 0, "raise": 1, "exit3": 3, "exitmsg": 1}[mode]
-    assert (forked.returncode, forked.stdout, forked.stderr, forked.left) == \
-        (fresh.returncode, fresh.stdout, fresh.stderr, fresh.left)
+    # The fresh interpreter is the project venv's, whose lecture-code.pth puts code/ on sys.path (for
+    # Quarto's kernel); a student's Python has no such entry, and the forked run has none either:
+    # that one entry apart, the same sys.path.
+    (fresh_path, fresh_rest), (forked_path, forked_rest) = path_apart(fresh.stdout), path_apart(forked.stdout)
+    of_code = [entry for entry in fresh_path if os.path.realpath(entry) == os.path.realpath(ROOT / "code")]
+    assert of_code, f"the fresh interpreter's sys.path has no code/ (the venv's lecture-code.pth): {fresh_path}"
+    assert forked_path == [entry for entry in fresh_path if entry not in of_code]
+    assert (forked.returncode, forked_rest, forked.stderr, forked.left) == \
+        (fresh.returncode, fresh_rest, fresh.stderr, fresh.left)
     seeds, _ = forked_files.pop("seeds.txt").split()[1:], fresh_files.pop("seeds.txt")
     assert forked_files == fresh_files and "unflushed.txt" in fresh_files
     # Each forked run draws other numbers, Python's and numpy's, as each fresh interpreter does.
