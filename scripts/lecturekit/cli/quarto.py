@@ -46,10 +46,10 @@ def pre_render(argv: list[str]) -> int:
     if os.environ.get("QUARTO_PROJECT_OUTPUT_DIR") and not os.environ.get("QUARTO_PROJECT_RENDER_ALL"):
         # Quarto renders named files: only the executed notebooks among them need our executor.
         inputs = handoff.input_files()
-        sources = [line for line in inputs.splitlines() if handoff.lecture_of(line) and line.endswith(".qmd")]
+        sources = [line for line in inputs if handoff.lecture_of(line) and line.endswith(".qmd")]
         if sources:
             print(pre.draft_warning(sources), file=sys.stderr)
-        if "_build/" not in inputs:
+        if not any("_build/" in line for line in inputs):
             pre.prepare_assets(project)
             return 0
     names = [folder.name for folder in project.lectures()]

@@ -64,14 +64,24 @@ def previewed_lecture() -> str | None:
     return next((lecture_of(a) for a in args[1:] if not a.startswith("-") and lecture_of(a)), None)
 
 
-def output_files(environ: Mapping[str, str] = os.environ) -> list[str]:
-    """The files Quarto just wrote, relative to the project (it passes them in the environment or,
-    for long lists, in a file)."""
-    listing = environ.get("QUARTO_PROJECT_OUTPUT_FILES")
-    spill = environ.get("QUARTO_USE_FILE_FOR_PROJECT_OUTPUT_FILES")
+def _quarto_files(kind: str, environ: Mapping[str, str]) -> list[str]:
+    """The files Quarto names in QUARTO_PROJECT_<kind>_FILES, relative to the project (a long list
+    goes in the file QUARTO_USE_FILE_FOR_PROJECT_<kind>_FILES names instead)."""
+    listing = environ.get(f"QUARTO_PROJECT_{kind}_FILES")
+    spill = environ.get(f"QUARTO_USE_FILE_FOR_PROJECT_{kind}_FILES")
     if listing is None and spill:
         listing = Path(spill).read_text(encoding="utf-8")
     return [line for line in (listing or "").splitlines() if line.strip()]
+
+
+def output_files(environ: Mapping[str, str] = os.environ) -> list[str]:
+    """The files Quarto just wrote."""
+    return _quarto_files("OUTPUT", environ)
+
+
+def input_files(environ: Mapping[str, str] = os.environ) -> list[str]:
+    """The files Quarto is about to render."""
+    return _quarto_files("INPUT", environ)
 
 
 RENDER_LIST = Path("_build") / "quarto-render.yml"
@@ -93,14 +103,6 @@ def read_state(path: Path, kind: str, what: str) -> dict[str, Any]:
 
 
 PENDING = "quarto-pending.json"  # in _build/: what pre-render handed Quarto, for post-render to record
-
-
-def input_files() -> str:
-    inputs = os.environ.get("QUARTO_PROJECT_INPUT_FILES")
-    spill = os.environ.get("QUARTO_USE_FILE_FOR_PROJECT_INPUT_FILES")
-    if inputs is None and spill:
-        inputs = Path(spill).read_text(encoding="utf-8")
-    return inputs or ""
 
 
 FAILED = "quarto-failed.json"  # in _build/: {lecture: error} of the lectures pre-render could not build
