@@ -172,12 +172,7 @@ def rendered_mini(tmp_path_factory):
 @pytest.fixture
 def copy(rendered_mini, tmp_path):
     """A copy of `rendered_mini` of the test's own."""
-    import shutil
-    root = tmp_path / "project"
-    shutil.copytree(rendered_mini.root, root, symlinks=True)
-    mini = MiniProject.__new__(MiniProject)
-    mini.root, mini.lecture = root, root / "lectures" / "demo"
-    return mini
+    return rendered_mini.copied_to(tmp_path / "project")
 
 
 @pytest.fixture(scope="session")

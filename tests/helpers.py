@@ -128,6 +128,14 @@ class MiniProject(ProjectBuilder):
         self.lecture = self.lectures_dir / "demo"
         self.lecture.mkdir(parents=True)
 
+    def copied_to(self, root):
+        """A copy of this project (cache and products included, links kept) at `root`."""
+        import shutil
+        shutil.copytree(self.root, root, symlinks=True)
+        copy = MiniProject.__new__(MiniProject)
+        copy.root, copy.source, copy.lecture = Path(root), self.source, Path(root) / "lectures" / "demo"
+        return copy
+
     def write(self, body, sections=None, front=FRONT):
         self.add_lecture("demo", body, front=front, sections=sections)
 

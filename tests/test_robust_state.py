@@ -441,13 +441,7 @@ def checked_course(tmp_path_factory):
 
 @pytest.fixture
 def course(checked_course, tmp_path):
-    import shutil
-    from helpers import MiniProject
-    root = tmp_path / "project"
-    shutil.copytree(checked_course.root, root, symlinks=True)
-    mini = MiniProject.__new__(MiniProject)
-    mini.root, mini.lecture = root, root / "lectures" / "demo"
-    return mini
+    return checked_course.copied_to(tmp_path / "project")
 
 
 def expected(mini, name="demo"):
